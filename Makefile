@@ -1,0 +1,38 @@
+# trimtab — one documented command per task. `make help` lists them.
+PRESET ?= release
+BUILD  := build/$(PRESET)
+JOBS   ?= $(shell nproc)
+
+.PHONY: help deps configure build test demo bench format asan clean
+
+help: ## Show this help
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+deps: ## Install missing Debian packages (apt-get; needs root or sudo)
+	@bash scripts/install-deps.sh
+
+$(BUILD)/build.ninja:
+	cmake --preset $(PRESET)
+
+configure: deps $(BUILD)/build.ninja ## Configure the build tree (build/$(PRESET))
+
+build: configure ## Build everything
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build ## Build, then run every test (unit, scenario, integration, kubectl)
+	ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure --timeout 900
+
+demo: build ## Build, then run the embedded default demo
+	@bash scripts/demo.sh $(BUILD)/src/cli/trimtab
+
+bench: build ## Build, then run the benchmarks (figures go to stdout)
+	@bash scripts/bench.sh $(BUILD)
+
+format: ## Reformat all C++ sources with clang-format
+	@git ls-files '*.h' '*.cc' | xargs clang-format -i
+
+asan: ## Build and test with AddressSanitizer + UBSan
+	$(MAKE) test PRESET=asan
+
+clean: ## Remove build trees
+	rm -rf build

@@ -1,0 +1,17 @@
+// The subcommands of the `trimtab` binary. Each Register*Command adds one subcommand (with its
+// flags and --help text) to the CLI11 app; main() calls them in the order they appear in --help.
+//
+// A subcommand's callback stores its exit code in *exit_code: 0 success, 1 a failed run (bad
+// input, failed checks), 2 a usage error.
+#pragma once
+
+namespace CLI {
+class App;
+}
+
+namespace trimtab::cli {
+
+void RegisterVersionCommand(CLI::App& app, int* exit_code);
+void RegisterEvalCommand(CLI::App& app, int* exit_code);
+
+}  // namespace trimtab::cli

@@ -1,0 +1,16 @@
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+
+namespace trimtab::cli {
+
+void RegisterEvalCommand(CLI::App& app, int* exit_code) {
+  CLI::App* eval = app.add_subcommand(
+      "eval",
+      "Run one scaling decision offline: JSON document in, JSON result with every stage's "
+      "reasons out. See docs/eval-hpa.md.");
+  eval->require_subcommand(1);
+  (void)exit_code;
+}
+
+}  // namespace trimtab::cli

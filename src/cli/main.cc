@@ -1,0 +1,37 @@
+// trimtab: an autoscaling control plane for streaming jobs on Kubernetes.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "common/logging.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "trimtab - an autoscaling control plane for Apache Flink jobs on Kubernetes.\n\n"
+      "It runs FlinkDeployment / FlinkSessionJob resources safely, scales them (Flink autoscaler\n"
+      "per-vertex parallelism, HPA v2 replica semantics with behavior rules, a chain of policy\n"
+      "plugins) and schedules them as a gang. `trimtab local` runs all of it on one machine.",
+      "trimtab"};
+  app.require_subcommand(1);
+  app.fallthrough();
+  std::string log_level = "info";
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off (logs go to stderr)")
+      ->capture_default_str();
+
+  int exit_code = 0;
+  trimtab::cli::RegisterEvalCommand(app, &exit_code);
+  trimtab::cli::RegisterVersionCommand(app, &exit_code);
+
+  app.parse_complete_callback([&] {
+    trimtab::Status s = trimtab::InitLogging(log_level);
+    if (!s.ok()) throw CLI::ValidationError(s.message());
+  });
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  return exit_code;
+}

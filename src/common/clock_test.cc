@@ -1,0 +1,42 @@
+#include "common/clock.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+namespace trimtab {
+namespace {
+
+TEST(ManualClockTest, AdvanceWakesSleepers) {
+  ManualClock clock(FromUnixMillis(1'000));
+  std::thread sleeper([&] { clock.SleepFor(Seconds(10)); });
+  clock.WaitForSleepersForTest(1);
+  clock.Advance(Seconds(5));
+  clock.Advance(Seconds(5));
+  sleeper.join();
+  EXPECT_EQ(ToUnixMillis(clock.Now()), 11'000);
+}
+
+TEST(Rfc3339Test, FormatAndParseRoundTrip) {
+  const TimePoint t = FromUnixMillis(1714564800000);  // 2024-05-01T12:00:00Z
+  EXPECT_EQ(FormatRfc3339(t), "2024-05-01T12:00:00Z");
+  auto parsed = ParseRfc3339("2024-05-01T12:00:00Z");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(*parsed, t);
+}
+
+TEST(Rfc3339Test, FractionAndOffset) {
+  auto a = ParseRfc3339("2024-05-01T14:00:00.250+02:00");
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ(ToUnixMillis(*a), 1714564800250);
+}
+
+TEST(Rfc3339Test, RejectsGarbage) {
+  for (const char* bad : {"", "2024-05-01", "2024-13-01T00:00:00Z", "2024-05-01T12:00:00",
+                          "2024-02-30T00:00:00Z", "2024-05-01T12:00:00Zjunk"}) {
+    EXPECT_FALSE(ParseRfc3339(bad).ok()) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace trimtab

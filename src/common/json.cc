@@ -1,0 +1,375 @@
+#include "common/json.h"
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+namespace trimtab {
+
+StatusOr<Json> ParseJson(std::string_view text, std::string_view what) {
+  Json value = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) {
+    // Re-parse with exceptions only to get the position for the message.
+    try {
+      (void)Json::parse(text);
+    } catch (const Json::parse_error& e) {
+      return InvalidArgumentError(std::string(what) + ": invalid JSON: " + e.what());
+    }
+    return InvalidArgumentError(std::string(what) + ": invalid JSON");
+  }
+  return value;
+}
+
+namespace {
+
+bool IsPlainNull(const std::string& s) { return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL"; }
+
+std::optional<Json> PlainScalarToJson(const std::string& s) {
+  if (IsPlainNull(s)) return Json(nullptr);
+  if (s == "true" || s == "True" || s == "TRUE") return Json(true);
+  if (s == "false" || s == "False" || s == "FALSE") return Json(false);
+  // Integers (YAML 1.2 core schema: [-+]?[0-9]+, 0o, 0x).
+  {
+    size_t i = 0;
+    if (s[0] == '-' || s[0] == '+') i = 1;
+    if (i < s.size() && s.find_first_not_of("0123456789", i) == std::string::npos) {
+      errno = 0;
+      char* end = nullptr;
+      long long v = std::strtoll(s.c_str(), &end, 10);
+      if (errno == 0 && end == s.c_str() + s.size()) return Json(static_cast<int64_t>(v));
+    }
+  }
+  // Floats: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?, .inf, .nan
+  {
+    size_t i = 0;
+    if (s[0] == '-' || s[0] == '+') i = 1;
+    size_t digits = 0;
+    bool dot = false;
+    size_t j = i;
+    for (; j < s.size() && (std::isdigit(static_cast<unsigned char>(s[j])) || s[j] == '.'); ++j) {
+      if (s[j] == '.') {
+        if (dot) break;
+        dot = true;
+      } else {
+        ++digits;
+      }
+    }
+    bool ok = digits > 0;
+    if (ok && j < s.size() && (s[j] == 'e' || s[j] == 'E')) {
+      ++j;
+      if (j < s.size() && (s[j] == '+' || s[j] == '-')) ++j;
+      size_t exp_digits = 0;
+      while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j, ++exp_digits;
+      ok = exp_digits > 0;
+    }
+    if (ok && j == s.size() && (dot || s.find_first_of("eE") != std::string::npos)) {
+      return Json(std::strtod(s.c_str(), nullptr));
+    }
+  }
+  return std::nullopt;
+}
+
+StatusOr<Json> YamlToJson(const YAML::Node& node, const std::string& path) {
+  switch (node.Type()) {
+    case YAML::NodeType::Undefined:
+    case YAML::NodeType::Null:
+      return Json(nullptr);
+    case YAML::NodeType::Scalar: {
+      const std::string& s = node.Scalar();
+      if (node.Tag() == "?") {  // plain (unquoted) scalar: resolve its type
+        if (auto v = PlainScalarToJson(s)) return *v;
+      }
+      return Json(s);
+    }
+    case YAML::NodeType::Sequence: {
+      Json arr = Json::array();
+      size_t i = 0;
+      for (const auto& item : node) {
+        TRIMTAB_ASSIGN_OR_RETURN(Json v, YamlToJson(item, JoinPath(path, i)));
+        arr.push_back(std::move(v));
+        ++i;
+      }
+      return arr;
+    }
+    case YAML::NodeType::Map: {
+      Json obj = Json::object();
+      for (const auto& kv : node) {
+        if (!kv.first.IsScalar()) {
+          return InvalidArgumentError(path + ": mapping keys must be scalars");
+        }
+        const std::string key = kv.first.Scalar();
+        if (obj.contains(key)) {
+          return InvalidArgumentError(JoinPath(path, key) + ": duplicate key");
+        }
+        TRIMTAB_ASSIGN_OR_RETURN(Json v, YamlToJson(kv.second, JoinPath(path, key)));
+        obj[key] = std::move(v);
+      }
+      return obj;
+    }
+  }
+  return Json(nullptr);
+}
+
+void EmitYaml(const Json& v, YAML::Emitter& out) {
+  switch (v.type()) {
+    case Json::value_t::object:
+      out << YAML::BeginMap;
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        out << YAML::Key << it.key() << YAML::Value;
+        EmitYaml(it.value(), out);
+      }
+      out << YAML::EndMap;
+      break;
+    case Json::value_t::array:
+      out << YAML::BeginSeq;
+      for (const auto& item : v) EmitYaml(item, out);
+      out << YAML::EndSeq;
+      break;
+    case Json::value_t::string: {
+      const std::string& s = v.get_ref<const std::string&>();
+      // Quote strings that would otherwise read back as another type.
+      if (PlainScalarToJson(s).has_value()) {
+        out << YAML::DoubleQuoted << s;
+      } else {
+        out << s;
+      }
+      break;
+    }
+    case Json::value_t::boolean:
+      out << (v.get<bool>() ? "true" : "false");
+      break;
+    case Json::value_t::null:
+    case Json::value_t::discarded:
+      out << YAML::Null;
+      break;
+    default:
+      out << v.dump();
+      break;
+  }
+}
+
+}  // namespace
+
+StatusOr<Json> ParseYaml(std::string_view text, std::string_view what) {
+  try {
+    YAML::Node node = YAML::Load(std::string(text));
+    auto result = YamlToJson(node, "");
+    if (!result.ok()) return result.status().WithContext(what);
+    return result;
+  } catch (const YAML::Exception& e) {
+    return InvalidArgumentError(std::string(what) + ": invalid YAML: " + e.what());
+  }
+}
+
+StatusOr<std::vector<Json>> ParseYamlStream(std::string_view text, std::string_view what) {
+  try {
+    std::vector<Json> docs;
+    for (const YAML::Node& node : YAML::LoadAll(std::string(text))) {
+      if (node.IsNull() || !node.IsDefined()) continue;
+      auto result = YamlToJson(node, "");
+      if (!result.ok()) return result.status().WithContext(what);
+      docs.push_back(std::move(result).value());
+    }
+    return docs;
+  } catch (const YAML::Exception& e) {
+    return InvalidArgumentError(std::string(what) + ": invalid YAML: " + e.what());
+  }
+}
+
+std::string ToYaml(const Json& value) {
+  YAML::Emitter out;
+  out.SetIndent(2);
+  out.SetSeqFormat(YAML::Block);
+  out.SetMapFormat(YAML::Block);
+  EmitYaml(value, out);
+  std::string s = out.c_str();
+  if (s.empty() || s.back() != '\n') s += '\n';
+  return s;
+}
+
+StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFoundError("cannot open " + path);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return UnavailableError("error reading " + path);
+  return ss.str();
+}
+
+std::string JoinPath(std::string_view parent, std::string_view field) {
+  if (parent.empty()) return std::string(field);
+  std::string out(parent);
+  out += '.';
+  out += field;
+  return out;
+}
+
+std::string JoinPath(std::string_view parent, size_t index) {
+  std::string out(parent);
+  out += '[';
+  out += std::to_string(index);
+  out += ']';
+  return out;
+}
+
+std::string_view JsonTypeName(const Json& v) {
+  switch (v.type()) {
+    case Json::value_t::null: return "null";
+    case Json::value_t::object: return "object";
+    case Json::value_t::array: return "array";
+    case Json::value_t::string: return "string";
+    case Json::value_t::boolean: return "boolean";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
+    case Json::value_t::number_float: return "number";
+    default: return "invalid";
+  }
+}
+
+JsonReader::JsonReader(const Json& object, std::string path)
+    : object_(object), path_(std::move(path)) {}
+
+Status JsonReader::ExpectObject() const {
+  if (!object_.is_object()) {
+    return InvalidArgumentError((path_.empty() ? std::string("document") : path_) +
+                                ": expected an object, got " + std::string(JsonTypeName(object_)));
+  }
+  return Status::Ok();
+}
+
+bool JsonReader::Has(std::string_view field) const {
+  return object_.is_object() && object_.contains(field) && !object_.at(std::string(field)).is_null();
+}
+
+const Json* JsonReader::Get(std::string_view field) {
+  seen_.insert(std::string(field));
+  if (!object_.is_object()) return nullptr;
+  auto it = object_.find(field);
+  if (it == object_.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+namespace {
+Status WrongType(const std::string& path, std::string_view want, const Json& got) {
+  return InvalidArgumentError(path + ": expected " + std::string(want) + ", got " +
+                              std::string(JsonTypeName(got)));
+}
+}  // namespace
+
+Status JsonReader::RequiredString(std::string_view field, std::string* out) {
+  if (!Has(field)) return InvalidArgumentError(FieldPath(field) + ": required field is missing");
+  return OptionalString(field, out);
+}
+
+Status JsonReader::OptionalString(std::string_view field, std::string* out) {
+  const Json* v = Get(field);
+  if (!v) return Status::Ok();
+  if (!v->is_string()) return WrongType(FieldPath(field), "string", *v);
+  *out = v->get<std::string>();
+  return Status::Ok();
+}
+
+Status JsonReader::RequiredInt(std::string_view field, int64_t* out) {
+  if (!Has(field)) return InvalidArgumentError(FieldPath(field) + ": required field is missing");
+  return OptionalInt(field, out);
+}
+
+Status JsonReader::OptionalInt(std::string_view field, int64_t* out) {
+  const Json* v = Get(field);
+  if (!v) return Status::Ok();
+  if (v->is_number_integer()) {
+    *out = v->get<int64_t>();
+    return Status::Ok();
+  }
+  if (v->is_number_float()) {
+    const double d = v->get<double>();
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15) {
+      *out = static_cast<int64_t>(d);
+      return Status::Ok();
+    }
+    return InvalidArgumentError(FieldPath(field) + ": expected an integer, got " + v->dump());
+  }
+  return WrongType(FieldPath(field), "integer", *v);
+}
+
+Status JsonReader::OptionalInt(std::string_view field, std::optional<int64_t>* out) {
+  if (!Has(field)) {
+    Get(field);
+    return Status::Ok();
+  }
+  int64_t value = 0;
+  TRIMTAB_RETURN_IF_ERROR(OptionalInt(field, &value));
+  *out = value;
+  return Status::Ok();
+}
+
+Status JsonReader::RequiredDouble(std::string_view field, double* out) {
+  if (!Has(field)) return InvalidArgumentError(FieldPath(field) + ": required field is missing");
+  return OptionalDouble(field, out);
+}
+
+Status JsonReader::OptionalDouble(std::string_view field, double* out) {
+  const Json* v = Get(field);
+  if (!v) return Status::Ok();
+  if (!v->is_number()) return WrongType(FieldPath(field), "number", *v);
+  *out = v->get<double>();
+  return Status::Ok();
+}
+
+Status JsonReader::OptionalDouble(std::string_view field, std::optional<double>* out) {
+  if (!Has(field)) {
+    Get(field);
+    return Status::Ok();
+  }
+  double value = 0;
+  TRIMTAB_RETURN_IF_ERROR(OptionalDouble(field, &value));
+  *out = value;
+  return Status::Ok();
+}
+
+Status JsonReader::OptionalBool(std::string_view field, bool* out) {
+  const Json* v = Get(field);
+  if (!v) return Status::Ok();
+  if (!v->is_boolean()) return WrongType(FieldPath(field), "boolean", *v);
+  *out = v->get<bool>();
+  return Status::Ok();
+}
+
+Status JsonReader::OptionalEnum(std::string_view field,
+                                const std::vector<std::string_view>& allowed, std::string* out) {
+  std::string value;
+  const bool present = Has(field);
+  TRIMTAB_RETURN_IF_ERROR(OptionalString(field, &value));
+  if (!present) return Status::Ok();
+  for (std::string_view a : allowed) {
+    if (a == value) {
+      *out = value;
+      return Status::Ok();
+    }
+  }
+  std::string list;
+  for (std::string_view a : allowed) {
+    if (!list.empty()) list += ", ";
+    list += '"';
+    list += a;
+    list += '"';
+  }
+  return InvalidArgumentError(FieldPath(field) + ": Unsupported value: \"" + value +
+                              "\": supported values: " + list);
+}
+
+Status JsonReader::NoUnknownFields() const {
+  if (!object_.is_object()) return Status::Ok();
+  for (auto it = object_.begin(); it != object_.end(); ++it) {
+    if (!seen_.contains(it.key())) {
+      return InvalidArgumentError(FieldPath(it.key()) + ": unknown field");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace trimtab
