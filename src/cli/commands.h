@@ -12,6 +12,14 @@ class App;
 namespace trimtab::cli {
 
 void RegisterVersionCommand(CLI::App& app, int* exit_code);
+// `simulate`: a job in virtual time under a workload, one run per scaling policy (src/sim).
+void RegisterSimulateCommand(CLI::App& app, int* exit_code);
 void RegisterEvalCommand(CLI::App& app, int* exit_code);
+// `local`: the local API server (src/cluster/apiserver) until SIGINT/SIGTERM.
+void RegisterLocalCommand(CLI::App& app, int* exit_code);
+// `eval flink`, registered by RegisterEvalCommand under `eval`.
+void RegisterEvalFlinkCommand(CLI::App& eval, int* exit_code);
+// `eval hpa`, registered by RegisterEvalCommand under `eval`.
+void RegisterEvalHpaCommand(CLI::App& eval, int* exit_code);
 
 }  // namespace trimtab::cli

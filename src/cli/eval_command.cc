@@ -10,6 +10,8 @@ void RegisterEvalCommand(CLI::App& app, int* exit_code) {
       "Run one scaling decision offline: JSON document in, JSON result with every stage's "
       "reasons out. See docs/eval-hpa.md.");
   eval->require_subcommand(1);
+  RegisterEvalFlinkCommand(*eval, exit_code);
+  RegisterEvalHpaCommand(*eval, exit_code);
   (void)exit_code;
 }
 

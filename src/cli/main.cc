@@ -20,7 +20,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
 
   int exit_code = 0;
+  trimtab::cli::RegisterLocalCommand(app, &exit_code);
   trimtab::cli::RegisterEvalCommand(app, &exit_code);
+  trimtab::cli::RegisterSimulateCommand(app, &exit_code);
   trimtab::cli::RegisterVersionCommand(app, &exit_code);
 
   app.parse_complete_callback([&] {

@@ -15,7 +15,8 @@ StatusOr<Json> ParseJson(std::string_view text, std::string_view what) {
   if (value.is_discarded()) {
     // Re-parse with exceptions only to get the position for the message.
     try {
-      (void)Json::parse(text);
+      Json reparsed = Json::parse(text);
+      static_cast<void>(reparsed);
     } catch (const Json::parse_error& e) {
       return InvalidArgumentError(std::string(what) + ": invalid JSON: " + e.what());
     }

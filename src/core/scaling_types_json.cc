@@ -1,13 +1,41 @@
 #include "core/scaling_types_json.h"
 
+#include <cmath>
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 namespace trimtab::core {
+namespace {
+
+// JSON has no infinity: +/-inf travel as the strings "Infinity" / "-Infinity" (a scale-down
+// threshold is +inf while a job processes backlog).
+Json MetricValueToJson(double v) {
+  if (std::isinf(v)) return v > 0 ? Json("Infinity") : Json("-Infinity");
+  return Json(v);
+}
+
+Status MetricValueFromJson(const Json* v, const std::string& path, std::optional<double>* out) {
+  if (v == nullptr || v->is_null()) return Status::Ok();
+  if (v->is_number()) {
+    *out = v->get<double>();
+    return Status::Ok();
+  }
+  if (v->is_string() && (*v == "Infinity" || *v == "-Infinity")) {
+    *out = *v == "Infinity" ? std::numeric_limits<double>::infinity()
+                            : -std::numeric_limits<double>::infinity();
+    return Status::Ok();
+  }
+  return InvalidArgumentError(path + ": expected a number, \"Infinity\" or \"-Infinity\", got " +
+                              std::string(JsonTypeName(*v)));
+}
+
+}  // namespace
 
 Json ToJson(const EvaluatedMetric& m) {
   Json j = Json::object();
-  if (m.current) j["current"] = *m.current;
-  if (m.average) j["average"] = *m.average;
+  if (m.current) j["current"] = MetricValueToJson(*m.current);
+  if (m.average) j["average"] = MetricValueToJson(*m.average);
   return j;
 }
 
@@ -55,8 +83,8 @@ StatusOr<EvaluatedMetric> EvaluatedMetricFromJson(const Json& j, const std::stri
   JsonReader r(j, path);
   TRIMTAB_RETURN_IF_ERROR(r.ExpectObject());
   EvaluatedMetric m;
-  TRIMTAB_RETURN_IF_ERROR(r.OptionalDouble("current", &m.current));
-  TRIMTAB_RETURN_IF_ERROR(r.OptionalDouble("average", &m.average));
+  TRIMTAB_RETURN_IF_ERROR(MetricValueFromJson(r.Get("current"), r.FieldPath("current"), &m.current));
+  TRIMTAB_RETURN_IF_ERROR(MetricValueFromJson(r.Get("average"), r.FieldPath("average"), &m.average));
   TRIMTAB_RETURN_IF_ERROR(r.NoUnknownFields());
   return m;
 }

@@ -15,6 +15,9 @@
 #include <string>
 #include <vector>
 
+// ResourceType holds a Json by value, so this header needs the complete type.
+#include <nlohmann/json.hpp>
+
 #include "common/json.h"
 
 namespace trimtab::cluster {

@@ -1,0 +1,611 @@
+#include "adapters/http/server.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cctype>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <spdlog/spdlog.h>
+
+namespace trimtab::http {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using tcp = net::ip::tcp;
+
+bool CaseInsensitiveLess::operator()(std::string_view a, std::string_view b) const {
+  return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) < std::tolower(static_cast<unsigned char>(y));
+  });
+}
+
+const std::string* HttpRequest::Query(std::string_view name) const {
+  for (const auto& [k, v] : query) {
+    if (k == name) return &v;
+  }
+  return nullptr;
+}
+
+std::string HttpRequest::Header(std::string_view name) const {
+  auto it = headers.find(name);
+  return it == headers.end() ? std::string() : it->second;
+}
+
+HttpResponse HttpResponse::Text(int status, std::string body, std::string content_type) {
+  HttpResponse r;
+  r.status = status;
+  r.headers.emplace_back("Content-Type", std::move(content_type));
+  r.body = std::move(body);
+  return r;
+}
+
+HttpResponse HttpResponse::Json(int status, std::string body) {
+  return Text(status, std::move(body), "application/json");
+}
+
+namespace {
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+std::string PercentDecode(std::string_view text, bool plus_as_space) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '%' && i + 2 < text.size()) {
+      int hi = HexValue(text[i + 1]);
+      int lo = HexValue(text[i + 2]);
+      if (hi >= 0 && lo >= 0) {
+        out.push_back(static_cast<char>(hi * 16 + lo));
+        i += 2;
+        continue;
+      }
+    }
+    out.push_back(plus_as_space && c == '+' ? ' ' : c);
+  }
+  return out;
+}
+
+std::string PercentEncode(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (char c : text) {
+    auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(c);
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[u >> 4]);
+      out.push_back(kHex[u & 15]);
+    }
+  }
+  return out;
+}
+
+std::string_view StatusReason(int status) {
+  auto r = bhttp::obsolete_reason(static_cast<bhttp::status>(status));
+  return std::string_view(r.data(), r.size());
+}
+
+namespace {
+
+void ParseTarget(std::string_view target, HttpRequest* req) {
+  size_t q = target.find('?');
+  req->path = PercentDecode(target.substr(0, q), /*plus_as_space=*/false);
+  if (q == std::string_view::npos) return;
+  std::string_view rest = target.substr(q + 1);
+  while (!rest.empty()) {
+    size_t amp = rest.find('&');
+    std::string_view part = rest.substr(0, amp);
+    if (!part.empty()) {
+      size_t eq = part.find('=');
+      std::string key = PercentDecode(part.substr(0, eq), true);
+      std::string value =
+          eq == std::string_view::npos ? std::string() : PercentDecode(part.substr(eq + 1), true);
+      req->query.emplace_back(std::move(key), std::move(value));
+    }
+    if (amp == std::string_view::npos) break;
+    rest = rest.substr(amp + 1);
+  }
+}
+
+class Session;
+
+// The ResponseStream of one streamed response. All socket work happens on the session's strand;
+// the mutex guards the queue and the flags shared with producer threads.
+class StreamImpl final : public ResponseStream {
+ public:
+  StreamImpl(std::weak_ptr<Session> session, size_t max_backlog)
+      : session_(std::move(session)), max_backlog_(max_backlog) {}
+
+  bool Write(std::string data) override;
+  void Close() override;
+  bool IsOpen() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return open_ && !close_requested_;
+  }
+  void OnClose(std::function<void()> callback) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (open_) {
+        on_close_.push_back(std::move(callback));
+        return;
+      }
+    }
+    callback();
+  }
+
+  // Strand side. Takes the next piece of work: a chunk, the final chunk, or nothing (the writer
+  // goes idle).
+  enum class Next { kChunk, kLast, kIdle };
+  Next TakeNext(std::string* chunk) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!open_) {
+      writing_ = false;
+      return Next::kIdle;
+    }
+    if (!queue_.empty()) {
+      *chunk = std::move(queue_.front());
+      queue_.pop_front();
+      backlog_ -= chunk->size();
+      return Next::kChunk;
+    }
+    if (close_requested_) return Next::kLast;
+    writing_ = false;
+    return Next::kIdle;
+  }
+  // Marks the stream closed and runs the close callbacks (once).
+  void MarkClosed() {
+    std::vector<std::function<void()>> callbacks;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!open_) return;
+      open_ = false;
+      queue_.clear();
+      backlog_ = 0;
+      callbacks.swap(on_close_);
+    }
+    for (auto& cb : callbacks) cb();
+  }
+
+ private:
+  // REQUIRES: mu_ held. Schedules the writer on the strand unless it is already running.
+  void KickLocked();
+
+  std::weak_ptr<Session> session_;
+  const size_t max_backlog_;
+  mutable std::mutex mu_;
+  std::deque<std::string> queue_;  // guarded by mu_
+  size_t backlog_ = 0;             // guarded by mu_
+  bool open_ = true;               // guarded by mu_
+  bool close_requested_ = false;   // guarded by mu_
+  bool writing_ = true;            // guarded by mu_; true while the headers are in flight
+  std::vector<std::function<void()>> on_close_;  // guarded by mu_
+};
+
+}  // namespace
+
+class HttpServer::Impl {
+ public:
+  explicit Impl(HttpServerOptions options, HttpHandler handler)
+      : options_(std::move(options)),
+        handler_(std::move(handler)),
+        ioc_(std::max(1, options_.threads)),
+        acceptor_(net::make_strand(ioc_)),
+        work_(net::make_work_guard(ioc_)) {}
+
+  Status Listen();
+  void Run();
+  void Stop();
+  void Wait() {
+    std::unique_lock<std::mutex> lock(stop_mu_);
+    stop_cv_.wait(lock, [&] { return stopped_; });
+  }
+
+  const HttpServerOptions& options() const { return options_; }
+  const HttpHandler& handler() const { return handler_; }
+  bool stopping() const { return stopping_.load(); }
+  int port() const { return port_; }
+
+  void AddSession(Session* s, std::weak_ptr<Session> w) {
+    std::lock_guard<std::mutex> lock(sessions_mu_);
+    sessions_.emplace(s, std::move(w));
+  }
+  void RemoveSession(Session* s) {
+    std::lock_guard<std::mutex> lock(sessions_mu_);
+    sessions_.erase(s);
+    sessions_cv_.notify_all();
+  }
+
+ private:
+  void Accept();
+
+  const HttpServerOptions options_;
+  const HttpHandler handler_;
+  // Declared before ioc_ so that sessions destroyed while ioc_ shuts down can still unregister.
+  std::mutex sessions_mu_;
+  std::condition_variable sessions_cv_;
+  std::unordered_map<Session*, std::weak_ptr<Session>> sessions_;  // guarded by sessions_mu_
+  std::mutex stop_mu_;
+  std::condition_variable stop_cv_;
+  bool stopped_ = false;  // guarded by stop_mu_
+
+  net::io_context ioc_;
+  tcp::acceptor acceptor_;
+  net::executor_work_guard<net::io_context::executor_type> work_;
+  std::vector<std::thread> threads_;
+  std::atomic<bool> stopping_{false};
+  int port_ = 0;
+};
+
+namespace {
+
+// One TCP connection: reads requests, runs the handler, writes responses (or a stream).
+class Session final : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket socket, HttpServer::Impl* server)
+      : stream_(std::move(socket)), server_(server) {}
+  ~Session() {
+    if (stream_state_) stream_state_->MarkClosed();
+    server_->RemoveSession(this);
+  }
+
+  void Start() {
+    beast::error_code ec;
+    auto ep = stream_.socket().remote_endpoint(ec);
+    if (!ec) remote_ = ep.address().to_string() + ":" + std::to_string(ep.port());
+    server_->AddSession(this, weak_from_this());
+    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->ReadHeader(); });
+  }
+
+  // Called on the strand by Stop().
+  void BeginShutdown() {
+    if (stream_state_) {
+      stream_state_->Close();
+    } else if (state_ == State::kReading) {
+      CloseSocket();
+    }
+    // kHandling / kWriting: OnWrite sees stopping() and closes after the response.
+  }
+
+  // After the I/O threads are gone: no more posts may reach this session.
+  void MarkStreamDead() {
+    if (stream_state_) stream_state_->MarkClosed();
+  }
+
+  void WriteNextChunk() {
+    std::string chunk;
+    switch (stream_state_->TakeNext(&chunk)) {
+      case StreamImpl::Next::kIdle:
+        return;
+      case StreamImpl::Next::kChunk: {
+        auto buf = std::make_shared<std::string>(std::move(chunk));
+        net::async_write(stream_, bhttp::make_chunk(net::buffer(*buf)),
+                         [self = shared_from_this(), buf](beast::error_code ec, size_t) {
+                           if (ec) return self->FailStream();
+                           self->WriteNextChunk();
+                         });
+        return;
+      }
+      case StreamImpl::Next::kLast:
+        net::async_write(stream_, bhttp::make_chunk_last(),
+                         [self = shared_from_this()](beast::error_code, size_t) {
+                           self->stream_state_->MarkClosed();
+                           self->CloseSocket();
+                         });
+        return;
+    }
+  }
+
+  void FailStream() {
+    stream_state_->MarkClosed();
+    CloseSocket();
+  }
+
+  net::any_io_executor executor() { return stream_.get_executor(); }
+
+ private:
+  enum class State { kReading, kHandling, kWriting, kStreaming, kClosed };
+
+  void ReadHeader() {
+    if (server_->stopping()) return CloseSocket();
+    state_ = State::kReading;
+    parser_.emplace();
+    parser_->body_limit(server_->options().max_body_bytes);
+    parser_->header_limit(64 * 1024);
+    stream_.expires_after(server_->options().idle_timeout);
+    bhttp::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, size_t) { self->OnHeader(ec); });
+  }
+
+  void OnHeader(beast::error_code ec) {
+    if (ec == bhttp::error::body_limit) return RejectTooLarge();
+    if (ec) return CloseSocket();
+    auto& req = parser_->get();
+    if (beast::iequals(req[bhttp::field::expect], "100-continue")) {
+      auto cont = std::make_shared<std::string>("HTTP/1.1 100 Continue\r\n\r\n");
+      net::async_write(stream_, net::buffer(*cont),
+                       [self = shared_from_this(), cont](beast::error_code ec2, size_t) {
+                         if (ec2) return self->CloseSocket();
+                         self->ReadBody();
+                       });
+      return;
+    }
+    ReadBody();
+  }
+
+  void ReadBody() {
+    stream_.expires_after(std::chrono::seconds(60));
+    bhttp::async_read(stream_, buffer_, *parser_,
+                      [self = shared_from_this()](beast::error_code ec, size_t) {
+                        self->OnRead(ec);
+                      });
+  }
+
+  void OnRead(beast::error_code ec) {
+    if (ec == bhttp::error::body_limit) return RejectTooLarge();
+    if (ec) return CloseSocket();
+    state_ = State::kHandling;
+    auto msg = parser_->release();
+    keep_alive_ = msg.keep_alive();
+
+    HttpRequest req;
+    req.method = std::string(msg.method_string());
+    req.target = std::string(msg.target());
+    ParseTarget(req.target, &req);
+    for (const auto& field : msg) {
+      std::string name(field.name_string());
+      auto [it, inserted] = req.headers.emplace(name, std::string(field.value()));
+      if (!inserted) it->second += ", " + std::string(field.value());
+    }
+    req.body = std::move(msg.body());
+    req.remote_address = remote_;
+
+    HttpResponse res;
+    try {
+      res = server_->handler()(req);
+    } catch (const std::exception& e) {
+      spdlog::error("http: handler threw on {} {}: {}", req.method, req.target, e.what());
+      res = HttpResponse::Text(500, "internal error\n");
+    }
+    if (res.on_stream) return StartStream(std::move(res));
+    WriteResponse(std::move(res));
+  }
+
+  void RejectTooLarge() {
+    keep_alive_ = false;
+    WriteResponse(HttpResponse::Text(413, "request body too large\n"));
+  }
+
+  void WriteResponse(HttpResponse res) {
+    state_ = State::kWriting;
+    auto msg = std::make_shared<bhttp::response<bhttp::string_body>>();
+    msg->version(11);
+    msg->result(static_cast<unsigned>(res.status));
+    for (auto& [k, v] : res.headers) msg->insert(k, v);
+    msg->body() = std::move(res.body);
+    msg->keep_alive(keep_alive_ && !server_->stopping());
+    msg->prepare_payload();
+    stream_.expires_after(std::chrono::seconds(60));
+    bhttp::async_write(stream_, *msg, [self = shared_from_this(), msg](beast::error_code ec, size_t) {
+      if (ec || !msg->keep_alive() || self->server_->stopping()) return self->CloseSocket();
+      self->ReadHeader();
+    });
+  }
+
+  void StartStream(HttpResponse res) {
+    state_ = State::kStreaming;
+    stream_.expires_never();
+    auto msg = std::make_shared<bhttp::response<bhttp::empty_body>>();
+    msg->version(11);
+    msg->result(static_cast<unsigned>(res.status));
+    for (auto& [k, v] : res.headers) msg->insert(k, v);
+    msg->keep_alive(false);
+    msg->chunked(true);
+    auto sr = std::make_shared<bhttp::response_serializer<bhttp::empty_body>>(*msg);
+    stream_state_ =
+        std::make_shared<StreamImpl>(weak_from_this(), server_->options().max_stream_backlog_bytes);
+    bhttp::async_write_header(stream_, *sr,
+                              [self = shared_from_this(), msg, sr](beast::error_code ec, size_t) {
+                                if (ec) return self->FailStream();
+                                self->WriteNextChunk();
+                              });
+    WatchForHangup();
+    try {
+      res.on_stream(stream_state_);
+    } catch (const std::exception& e) {
+      spdlog::error("http: stream callback threw: {}", e.what());
+      stream_state_->Close();
+    }
+  }
+
+  // While streaming, a read that fails means the client went away.
+  void WatchForHangup() {
+    stream_.socket().async_read_some(
+        net::buffer(hangup_buf_), [self = shared_from_this()](beast::error_code ec, size_t) {
+          if (ec) return self->FailStream();
+          self->WatchForHangup();
+        });
+  }
+
+  void CloseSocket() {
+    if (state_ == State::kClosed) return;
+    state_ = State::kClosed;
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    stream_.socket().close(ec);
+    if (stream_state_) stream_state_->MarkClosed();
+  }
+
+  beast::tcp_stream stream_;
+  HttpServer::Impl* server_;
+  beast::flat_buffer buffer_;
+  std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+  std::shared_ptr<StreamImpl> stream_state_;
+  std::array<char, 256> hangup_buf_{};
+  std::string remote_;
+  bool keep_alive_ = true;
+  State state_ = State::kReading;
+};
+
+bool StreamImpl::Write(std::string data) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!open_ || close_requested_) return false;
+  if (data.empty()) return true;
+  if (backlog_ + data.size() > max_backlog_) {
+    spdlog::warn("http: stream client is {} bytes behind; disconnecting it", backlog_);
+    queue_.clear();
+    backlog_ = 0;
+    close_requested_ = true;
+    if (auto s = session_.lock()) {
+      net::post(s->executor(), [s] { s->FailStream(); });
+    }
+    return false;
+  }
+  backlog_ += data.size();
+  queue_.push_back(std::move(data));
+  KickLocked();
+  return true;
+}
+
+void StreamImpl::Close() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!open_ || close_requested_) return;
+  close_requested_ = true;
+  KickLocked();
+}
+
+void StreamImpl::KickLocked() {
+  if (writing_) return;
+  writing_ = true;
+  if (auto s = session_.lock()) {
+    net::post(s->executor(), [s] { s->WriteNextChunk(); });
+  }
+}
+
+}  // namespace
+
+Status HttpServer::Impl::Listen() {
+  beast::error_code ec;
+  auto address = net::ip::make_address(options_.address, ec);
+  if (ec) return InvalidArgumentError("http server: bad bind address \"" + options_.address + "\"");
+  tcp::endpoint endpoint(address, static_cast<unsigned short>(options_.port));
+  acceptor_.open(endpoint.protocol(), ec);
+  if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(endpoint, ec);
+  if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return UnavailableError("http server: cannot listen on " + options_.address + ":" +
+                            std::to_string(options_.port) + ": " + ec.message());
+  }
+  port_ = acceptor_.local_endpoint().port();
+  return Status::Ok();
+}
+
+void HttpServer::Impl::Run() {
+  Accept();
+  int n = std::max(1, options_.threads);
+  for (int i = 0; i < n; ++i) threads_.emplace_back([this] { ioc_.run(); });
+}
+
+void HttpServer::Impl::Accept() {
+  acceptor_.async_accept(net::make_strand(ioc_), [this](beast::error_code ec, tcp::socket socket) {
+    if (ec) {
+      if (ec == net::error::operation_aborted || stopping_) return;
+      spdlog::warn("http server: accept failed: {}", ec.message());
+    } else if (!stopping_) {
+      beast::error_code opt_ec;
+      socket.set_option(tcp::no_delay(true), opt_ec);
+      std::make_shared<Session>(std::move(socket), this)->Start();
+    }
+    if (!stopping_) Accept();
+  });
+}
+
+void HttpServer::Impl::Stop() {
+  if (stopping_.exchange(true)) {  // another caller is stopping or has stopped
+    Wait();
+    return;
+  }
+  net::post(acceptor_.get_executor(), [this] {
+    beast::error_code ec;
+    acceptor_.close(ec);
+  });
+  std::vector<std::shared_ptr<Session>> live;
+  {
+    std::lock_guard<std::mutex> lock(sessions_mu_);
+    for (auto& [ptr, weak] : sessions_) {
+      if (auto s = weak.lock()) live.push_back(std::move(s));
+    }
+  }
+  for (auto& s : live) net::post(s->executor(), [s] { s->BeginShutdown(); });
+  live.clear();
+  {
+    std::unique_lock<std::mutex> lock(sessions_mu_);
+    sessions_cv_.wait_for(lock, options_.stop_grace, [&] { return sessions_.empty(); });
+  }
+  work_.reset();
+  ioc_.stop();
+  for (auto& t : threads_) t.join();
+  threads_.clear();
+  {
+    std::lock_guard<std::mutex> lock(sessions_mu_);
+    for (auto& [ptr, weak] : sessions_) {
+      if (auto s = weak.lock()) live.push_back(std::move(s));
+    }
+  }
+  for (auto& s : live) s->MarkStreamDead();
+  live.clear();
+  {
+    std::lock_guard<std::mutex> lock(stop_mu_);
+    stopped_ = true;
+  }
+  stop_cv_.notify_all();
+}
+
+StatusOr<std::unique_ptr<HttpServer>> HttpServer::Create(HttpServerOptions options,
+                                                         HttpHandler handler) {
+  auto impl = std::make_unique<Impl>(std::move(options), std::move(handler));
+  TRIMTAB_RETURN_IF_ERROR(impl->Listen());
+  impl->Run();
+  return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
+}
+
+HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+HttpServer::~HttpServer() { Stop(); }
+int HttpServer::port() const { return impl_->port(); }
+std::string HttpServer::base_url() const {
+  const std::string& a = impl_->options().address;
+  bool v6 = a.find(':') != std::string::npos;
+  return "http://" + (v6 ? "[" + a + "]" : a) + ":" + std::to_string(impl_->port());
+}
+void HttpServer::Wait() { impl_->Wait(); }
+void HttpServer::Stop() { impl_->Stop(); }
+
+}  // namespace trimtab::http

@@ -1,0 +1,109 @@
+#include "cluster/apiserver/apiserver.h"
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "cluster/apiserver/builtin_types.h"
+#include "cluster/apiserver/crd.h"
+#include "cluster/apiserver/gc.h"
+#include "cluster/apiserver/namespace_lifecycle.h"
+#include "cluster/apiserver/object_meta.h"
+#include "cluster/apiserver/watch.h"
+
+namespace trimtab::cluster {
+
+StatusOr<std::unique_ptr<ApiServer>> ApiServer::Create(ApiServerOptions options) {
+  std::unique_ptr<ApiServer> server(new ApiServer());
+  Status s = server->Init(std::move(options));
+  if (!s.ok()) {
+    server->Stop();
+    return s;
+  }
+  return server;
+}
+
+Status ApiServer::Init(ApiServerOptions options) {
+  Clock* clock = options.clock ? options.clock : RealClock::Default();
+  StoreOptions store_options{.path = ":memory:",
+                             .sync_full = options.sync_full,
+                             .compact_interval = options.compact_interval,
+                             .compact_min_retain = options.compact_min_retain};
+  if (!options.data_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options.data_dir, ec);
+    if (ec) {
+      return UnavailableError("apiserver: cannot create data directory " + options.data_dir +
+                              ": " + ec.message());
+    }
+    store_options.path = (std::filesystem::path(options.data_dir) / "state.db").string();
+  }
+  TRIMTAB_ASSIGN_OR_RETURN(store_, Store::Open(store_options));
+  registry_ = std::make_unique<ResourceRegistry>();
+  RegisterBuiltinTypes(*registry_);
+  objects_ = std::make_unique<ObjectService>(store_.get(), registry_.get(), clock);
+
+  // Serve every stored CRD again.
+  auto crd_type = registry_->Find("apiextensions.k8s.io", "v1", "customresourcedefinitions");
+  if (crd_type) {
+    auto crds = objects_->List(*crd_type, "", ListOptions{});
+    if (!crds.ok()) return InternalError("apiserver: listing CRDs: " + crds.error().message);
+    for (const auto& crd : crds->items) {
+      auto types = ResourceTypesFromCrd(crd);
+      if (!types.ok()) {
+        spdlog::warn("apiserver: stored CRD {} is not servable: {}", MetaString(crd, "name"),
+                     types.status().message());
+        continue;
+      }
+      for (auto& t : *types) registry_->Put(std::move(t));
+    }
+  }
+  auto ns_type = registry_->Find("", "v1", "namespaces");
+  if (!ns_type) return InternalError("apiserver: namespaces are not registered");
+  for (const char* name : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
+    Json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}};
+    auto created = objects_->Create(*ns_type, "", std::move(ns), WriteOptions{});
+    if (!created.ok() && created.error().code != 409) {
+      return InternalError("apiserver: creating namespace " + std::string(name) + ": " +
+                           created.error().message);
+    }
+  }
+
+  watches_ = std::make_unique<WatchHub>(
+      objects_.get(), WatchHubOptions{.bookmark_interval = options.bookmark_interval});
+  gc_ = std::make_unique<GarbageCollector>(objects_.get(), options.gc_period);
+  lifecycle_ = std::make_unique<LifecycleController>(objects_.get(), options.lifecycle_period);
+  TRIMTAB_RETURN_IF_ERROR(gc_->Start());
+  TRIMTAB_RETURN_IF_ERROR(lifecycle_->Start());
+  handler_ = std::make_unique<ApiHandler>(objects_.get(), watches_.get(), options.pod_logs);
+  ApiHandler* handler = handler_.get();
+  TRIMTAB_ASSIGN_OR_RETURN(
+      http_, http::HttpServer::Create({.address = options.address,
+                                       .port = options.port,
+                                       .threads = options.threads},
+                                      [handler](const http::HttpRequest& r) {
+                                        return handler->Handle(r);
+                                      }));
+  spdlog::info("apiserver: serving on {} (store revision {})", http_->base_url(),
+               store_->Revision());
+  return Status::Ok();
+}
+
+ApiServer::~ApiServer() { Stop(); }
+
+int ApiServer::port() const { return http_ ? http_->port() : 0; }
+std::string ApiServer::url() const { return http_ ? http_->base_url() : ""; }
+
+void ApiServer::Wait() {
+  if (http_) http_->Wait();
+}
+
+void ApiServer::Stop() {
+  if (watches_) watches_->Stop();
+  if (http_) http_->Stop();
+  if (gc_) gc_->Stop();
+  if (lifecycle_) lifecycle_->Stop();
+}
+
+}  // namespace trimtab::cluster

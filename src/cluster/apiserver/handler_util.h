@@ -1,0 +1,59 @@
+// Helpers shared by the API request handlers (handlers.cc, handlers_patch.cc): the per-request
+// state, response builders and query/body decoding. Internal to the apiserver folder.
+//
+// Thread-safety: free functions; a Call belongs to one request.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster/apiserver/handlers.h"
+#include "cluster/apiserver/table.h"
+
+namespace trimtab::cluster {
+
+struct ApiHandler::Call {
+  const http::HttpRequest& req;
+  RequestInfo info;
+  ResourceType type;
+  bool table = false;
+  TableRowObject rows = TableRowObject::kMetadata;
+  WriteOptions write;
+  std::vector<std::string> warnings;
+
+  // The query parameter's value, "" when absent.
+  std::string Q(std::string_view name) const {
+    const std::string* v = req.Query(name);
+    return v ? *v : std::string();
+  }
+};
+
+http::HttpResponse JsonResponse(int code, const Json& body,
+                                const std::vector<std::string>& warnings = {});
+http::HttpResponse ErrorResponse(const ApiError& error);
+Json VersionInfo();
+
+// Accept asks for a meta.k8s.io Table (kubectl get).
+bool WantsTable(const std::string& accept);
+TableRowObject TableRowsFor(const std::string& include_object);
+// apimachinery's bool query conversion: present and not "0"/"false" (any case) is true.
+bool IsTrue(const std::string& value);
+bool IsWatch(const ApiHandler::Call& call);
+std::optional<int64_t> ParseInt(const std::string& text);
+
+// JSON or YAML body by Content-Type; protobuf and unknown types give 415, bad syntax 400.
+ApiResult<Json> DecodeBody(const http::HttpRequest& request);
+// DeleteOptions from the body and the query (propagationPolicy, gracePeriodSeconds, dryRun,
+// orphanDependents, preconditions).
+ApiResult<DeleteOptions> ParseDeleteOptions(const ApiHandler::Call& call);
+// Whether DELETE answers with the deleted object (pods, services, CRs...) or a Status.
+bool ReturnsDeletedObject(const ResourceType& type);
+// The last `n` lines of `text`.
+std::string TailLines(const std::string& text, int64_t n);
+
+// Reads ".spec.replicas"-style paths (CRD scale subresource paths).
+const Json* GetDotPath(const Json& object, std::string_view path);
+void SetDotPath(Json* object, std::string_view path, Json value);
+
+}  // namespace trimtab::cluster

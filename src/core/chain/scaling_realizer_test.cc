@@ -1,0 +1,44 @@
+#include "core/chain/scaling_realizer.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace trimtab::core {
+namespace {
+
+TEST(ScalingRealizerTest, MergeAutoscalerWinsExceptExcludedVertices) {
+  ParallelismOverrides user{{"a", 2}, {"b", 3}, {"c", 4}};
+  ParallelismOverrides autoscaler{{"a", 5}, {"b", 6}, {"d", 7}};
+  ParallelismOverrides merged = MergeParallelismOverrides(user, autoscaler, {"b", "d"});
+  EXPECT_EQ(merged, (ParallelismOverrides{{"a", 5}, {"b", 3}, {"c", 4}, {"d", 7}}));
+}
+
+TEST(ScalingRealizerTest, ParseAndFormatFlinkOverrides) {
+  auto parsed = ParseParallelismOverrides(" a:2, b:10 ,", "pipeline.jobvertex-parallelism-overrides");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(*parsed, (ParallelismOverrides{{"a", 2}, {"b", 10}}));
+  EXPECT_EQ(FormatParallelismOverrides(*parsed), "a:2,b:10");
+  EXPECT_TRUE(ParseParallelismOverrides("", "x")->empty());
+
+  auto bad = ParseParallelismOverrides("a:2,b:zero", "overrides");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), ::testing::HasSubstr("overrides item 1: \"b:zero\""));
+  EXPECT_FALSE(ParseParallelismOverrides("a2", "o").ok());
+  EXPECT_FALSE(ParseParallelismOverrides("a:0", "o").ok());
+}
+
+TEST(ScalingRealizerTest, InMemoryRecordsTheLatestCall) {
+  InMemoryScalingRealizer realizer;
+  ASSERT_TRUE(realizer.RealizeParallelismOverrides("j", {{"a", 2}}).ok());
+  ASSERT_TRUE(realizer.RealizeParallelismOverrides("j", {{"a", 4}, {"b", 1}}).ok());
+  ASSERT_TRUE(realizer.RealizeConfigOverrides("j", {{"taskmanager.memory.process.size", "2g"}}).ok());
+  EXPECT_EQ(realizer.ParallelismOf("j"), (ParallelismOverrides{{"a", 4}, {"b", 1}}));
+  EXPECT_EQ(realizer.ConfigOf("j").at("taskmanager.memory.process.size"), "2g");
+  EXPECT_TRUE(realizer.ParallelismOf("other").empty());
+  EXPECT_EQ(realizer.RealizeParallelismOverrides("j", {{"a", 0}}).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(realizer.calls(), 3);
+}
+
+}  // namespace
+}  // namespace trimtab::core

@@ -1,0 +1,53 @@
+#include "core/chain/slot_math.h"
+
+#include <gtest/gtest.h>
+
+#include "core/chain/chain_test_util.h"
+
+namespace trimtab::core {
+namespace {
+
+using testing::LinearTopology;
+using testing::Summary;
+
+TEST(SlotMathTest, SlotsWithAndWithoutSlotSharing) {
+  JobTopology t = LinearTopology({2, 4, 3});
+  ScalingSummaries s{{"v0", Summary(2, 6)}, {"v2", Summary(3, 1)}};
+  EXPECT_EQ(SlotsNeeded(t, s, true, false), 4);
+  EXPECT_EQ(SlotsNeeded(t, s, true, true), 6);
+  EXPECT_EQ(SlotsNeeded(t, s, false, false), 9);
+  EXPECT_EQ(SlotsNeeded(t, s, false, true), 11);
+  EXPECT_TRUE(HasScaleUp(s));
+  EXPECT_FALSE(HasScaleUp({{"v2", Summary(3, 1)}}));
+}
+
+TEST(SlotMathTest, CapWithSlotSharingClampsScaleUpsOnly) {
+  JobTopology t = LinearTopology({2, 4, 3});
+  ScalingSummaries s{{"v0", Summary(2, 8)}, {"v1", Summary(4, 5)}, {"v2", Summary(3, 1)}};
+  ScalingSummaries capped = CapScaleUps(t, s, 4, true);
+  EXPECT_EQ(capped.at("v0").new_parallelism, 4);
+  EXPECT_FALSE(capped.contains("v1"));  // clamped back to its current 4: dropped
+  EXPECT_EQ(capped.at("v2").new_parallelism, 1);
+}
+
+TEST(SlotMathTest, CapWithoutSlotSharingCutsLargestIncreaseFirstTiesById) {
+  JobTopology t = LinearTopology({2, 2, 2});
+  // Before: 6 slots; wanted: 4 + 4 + 3 = 11; limit 8 -> cut 3.
+  ScalingSummaries s{{"v0", Summary(2, 4)}, {"v1", Summary(2, 4)}, {"v2", Summary(2, 3)}};
+  ScalingSummaries capped = CapScaleUps(t, s, 8, false);
+  // Cuts: v0 (+2 tie, smaller id) -> 3, v1 (+2) -> 3, then v0 (+1 tie with v1, v2) -> 2 (dropped).
+  EXPECT_FALSE(capped.contains("v0"));
+  EXPECT_EQ(capped.at("v1").new_parallelism, 3);
+  EXPECT_EQ(capped.at("v2").new_parallelism, 3);
+  EXPECT_EQ(SlotsNeeded(t, capped, false, true), 8);
+}
+
+TEST(SlotMathTest, CapStopsWhenNoScaleUpIsLeft) {
+  JobTopology t = LinearTopology({5, 5});
+  ScalingSummaries s{{"v0", Summary(5, 7)}};
+  ScalingSummaries capped = CapScaleUps(t, s, 6, false);
+  EXPECT_TRUE(capped.empty());
+}
+
+}  // namespace
+}  // namespace trimtab::core

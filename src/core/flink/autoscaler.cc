@@ -1,0 +1,439 @@
+#include "core/flink/autoscaler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "core/flink/behavior_shaping.h"
+#include "core/flink/custom_metrics.h"
+#include "core/flink/evaluator.h"
+#include "core/flink/vertex_scaler.h"
+
+namespace trimtab::core::flink {
+namespace {
+
+std::string Fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), format, v);
+  return buf;
+}
+
+std::string Num(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  return Fmt("%.6g", v);
+}
+
+// "{ Vertex ID v | Parallelism 2 -> 4 | Processing capacity 1.00 -> 2.00 | Target data rate 3.00}"
+std::string VertexReportLines(const ScalingSummaries& s) {
+  std::string out;
+  for (const auto& [id, summary] : s) {
+    const MetricMap& m = summary.metrics;
+    out += "\n{ Vertex ID " + id + " | Parallelism " +
+           std::to_string(summary.current_parallelism) + " -> " +
+           std::to_string(summary.new_parallelism) + " | Processing capacity " +
+           Fmt("%.2f", Average(m, kMetricTrueProcessingRate)) + " -> " +
+           Fmt("%.2f", Current(m, kMetricExpectedProcessingRate)) + " | Target data rate " +
+           Fmt("%.2f", Average(m, kMetricTargetDataRate)) + "}";
+  }
+  return out;
+}
+
+// Fills restart_duration of the newest tracking record once the job runs with its targets.
+void UpdateRestartTracking(const AutoscalerInput& in, AutoscalerState* state, DecisionLog* log) {
+  if (state->scaling_tracking.empty() || !in.job_running_since) return;
+  ScalingRecord& last = state->scaling_tracking.back();
+  if (last.restart_duration || *in.job_running_since < last.time) return;
+  for (const auto& [vertex, target] : last.target_parallelism) {
+    const VertexInfo* v = in.topology.Find(vertex);
+    if (v && v->parallelism != target) return;
+  }
+  last.restart_duration =
+      std::chrono::duration_cast<Millis>(*in.job_running_since - last.time);
+  log->Note("collect", "restart after scaling at " + FormatRfc3339(last.time) + " took " +
+                           FormatFlinkDuration(*last.restart_duration));
+}
+
+// "current 0.5, window average 0.45" ("absent" for unknown values).
+std::string CurrentAndAverage(const MetricMap& m, const std::string& name) {
+  const double current = Current(m, name);
+  const double average = Average(m, name);
+  return "current " + (std::isnan(current) ? std::string("absent") : Num(current)) +
+         ", window average " + (std::isnan(average) ? std::string("absent") : Num(average));
+}
+
+// Collect-stage notes on custom metrics: what is declared, and per input sample every declared
+// metric that failed to fetch or has no value (absent, never 0).
+void NoteCustomCollection(const AutoscalerInput& in, DecisionLog* log) {
+  if (in.custom_metrics.empty()) return;
+  std::string names;
+  for (const DeclaredMetric& d : in.custom_metrics) {
+    names += (names.empty() ? "" : ", ") + d.requirement.name + " (" +
+             std::string(MetricScopeName(d.requirement.scope)) + ")";
+  }
+  log->Note("collect", "custom metrics declared: " + names);
+  for (const RawSample& s : in.samples) {
+    for (const DeclaredMetric& d : in.custom_metrics) {
+      const std::string& name = d.requirement.name;
+      bool has = s.job.custom.count(name) > 0;
+      if (d.requirement.scope == MetricScope::kVertex) {
+        has = std::any_of(s.vertices.begin(), s.vertices.end(),
+                          [&](const auto& v) { return v.second.custom.count(name) > 0; });
+      }
+      const std::string where = "custom metric " + name + " in the sample at " +
+                                FormatRfc3339(s.time) + ": ";
+      auto err = s.custom_errors.find(name);
+      if (err != s.custom_errors.end()) {
+        log->Note("collect", where + err->second + (has ? "" : "; absent from this sample"));
+      } else if (!has) {
+        log->Note("collect", where + "no value; absent from this sample");
+      }
+    }
+  }
+}
+
+// Returns the blocking reason from quota.cpu / quota.memory, or "".
+std::string QuotaBlock(const ScalingSummaries& s, const AutoscalerOptions& o,
+                       const TaskManagerResources& r) {
+  if (!o.quota_cpu && !o.quota_memory_bytes) return "";
+  const int slots = std::max(1, r.slots_per_task_manager);
+  int cur_max = 0, new_max = 0;
+  for (const auto& [id, summary] : s) {
+    cur_max = std::max(cur_max, summary.current_parallelism);
+    new_max = std::max(new_max, summary.new_parallelism);
+  }
+  const int64_t cur_tms = cur_max / slots;
+  const int64_t new_tms = new_max / slots;
+  if (new_tms <= cur_tms) return "";
+  if (o.quota_cpu && r.cpu && static_cast<double>(new_tms) * *r.cpu > *o.quota_cpu) {
+    return "cpu quota: " + std::to_string(new_tms) + " TaskManagers x " + Num(*r.cpu) +
+           " cores > quota.cpu " + Num(*o.quota_cpu);
+  }
+  if (o.quota_memory_bytes && r.memory_bytes &&
+      new_tms * *r.memory_bytes > *o.quota_memory_bytes) {
+    return "memory quota: " + std::to_string(new_tms) + " TaskManagers x " +
+           std::to_string(*r.memory_bytes) + " bytes > quota.memory " +
+           std::to_string(*o.quota_memory_bytes) + " bytes";
+  }
+  return "";
+}
+
+// Trims a time-ordered vector to `max_count` newest entries younger than `max_age`.
+template <typename T>
+void TrimHistory(std::vector<T>* v, size_t max_count, TimePoint oldest_allowed, bool keep_last) {
+  auto young = std::find_if(v->begin(), v->end(),
+                            [&](const T& e) { return e.time >= oldest_allowed; });
+  size_t drop = static_cast<size_t>(young - v->begin());
+  if (v->size() - drop > max_count) drop = v->size() - max_count;
+  if (keep_last && drop >= v->size() && !v->empty()) drop = v->size() - 1;
+  v->erase(v->begin(), v->begin() + static_cast<std::ptrdiff_t>(drop));
+}
+
+}  // namespace
+
+Millis EffectiveRestartTime(const AutoscalerState& state, const AutoscalerOptions& o) {
+  if (o.restart_time_tracking_enabled) {
+    std::optional<Millis> longest;
+    for (const ScalingRecord& r : state.scaling_tracking) {
+      if (r.restart_duration && (!longest || *r.restart_duration > *longest)) {
+        longest = r.restart_duration;
+      }
+    }
+    if (longest) return std::min(*longest, o.restart_time_tracking_limit);
+  }
+  return o.restart_time;
+}
+
+AutoscalerState CommitScaling(AutoscalerState state, const ScalingSummaries& applied,
+                              const JobTopology& topology, TimePoint now,
+                              const AutoscalerOptions& o) {
+  if (applied.empty()) return state;
+  const TimePoint oldest = now - o.history_max_age;
+  const size_t max_count = static_cast<size_t>(std::max(0, o.history_max_count));
+  ScalingRecord record{now, {}, std::nullopt};
+  for (const auto& [vertex, summary] : applied) {
+    auto& h = state.scaling_history[vertex];
+    h.push_back({now, summary});
+    record.target_parallelism[vertex] = summary.new_parallelism;
+    if (o.behavior.enabled) {
+      RecordBehaviorScaleEvent(o.behavior, &state.behavior[vertex], now,
+                               summary.current_parallelism, summary.new_parallelism);
+    }
+  }
+  for (auto it = state.scaling_history.begin(); it != state.scaling_history.end();) {
+    TrimHistory(&it->second, max_count, oldest, false);
+    if (it->second.empty() || !topology.Find(it->first)) {
+      it = state.scaling_history.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  state.scaling_tracking.push_back(std::move(record));
+  TrimHistory(&state.scaling_tracking, std::max<size_t>(1, max_count), oldest, true);
+  state.parallelism_overrides.clear();
+  for (const VertexInfo& v : topology.vertices) {
+    auto it = applied.find(v.id);
+    state.parallelism_overrides[v.id] =
+        it != applied.end() ? it->second.new_parallelism : v.parallelism;
+  }
+  state.delayed_scale_down.clear();
+  return state;
+}
+
+StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, AutoscalerState state) {
+  auto parsed = ParseAutoscalerOptions(in.configuration);
+  if (!parsed.ok()) return parsed.status().WithContext("configuration");
+  const AutoscalerOptions& o = *parsed;
+  AutoscalerResult res;
+  DecisionLog& log = res.log;
+  log.time = in.now;
+  for (const std::string& key : o.ignored_keys) log.Note("collect", "ignored option " + key);
+
+  if (!o.enabled) {
+    log.outcome = CycleOutcome::kDisabled;
+    log.Note("collect", "job.autoscaler.enabled is false: autoscaler state cleared");
+    res.state = AutoscalerState{};
+    return res;
+  }
+  for (const VertexInfo& v : in.topology.vertices) {
+    log.vertices[v.id].current_parallelism = log.vertices[v.id].final_parallelism = v.parallelism;
+  }
+  if (in.job_status != "RUNNING") {
+    log.outcome = CycleOutcome::kJobNotRunning;
+    log.Note("collect", "job status is " + in.job_status + ", not RUNNING: nothing collected");
+    res.state = std::move(state);
+    return res;
+  }
+
+  // 1. Collect.
+  TRIMTAB_RETURN_IF_ERROR(ValidateCustomMetrics(in.custom_metrics));
+  TRIMTAB_RETURN_IF_ERROR(ValidateCustomSamples(in.custom_metrics, in.samples));
+  UpdateRestartTracking(in, &state, &log);
+  TRIMTAB_ASSIGN_OR_RETURN(WindowStatus ws,
+                           UpdateMetricWindow(in.samples, in.topology, o, in.job_running_since,
+                                              in.now, &state));
+  if (ws.restarted) log.Note("collect", "job restarted after the oldest sample: window wiped");
+  log.Note("collect", "stored " + std::to_string(ws.added) + " new sample(s), ignored " +
+                          std::to_string(ws.ignored) + ", trimmed " +
+                          std::to_string(ws.trimmed) + "; window holds " +
+                          std::to_string(state.metric_window.size()));
+  NoteCustomCollection(in, &log);
+  if (ws.stabilizing) {
+    log.outcome = CycleOutcome::kStabilizing;
+    log.Note("collect", "stabilizing until " + FormatRfc3339(ws.stable_time) +
+                            " (stabilization.interval " +
+                            FormatFlinkDuration(o.stabilization_interval) + ")");
+    res.state = std::move(state);
+    return res;
+  }
+  if (state.metric_window.size() < 2) {
+    log.outcome = CycleOutcome::kNotEnoughSamples;
+    log.Note("collect", "not enough samples to evaluate: need 2, have " +
+                            std::to_string(state.metric_window.size()));
+    res.state = std::move(state);
+    return res;
+  }
+
+  // 2. Evaluate.
+  const Millis restart_time = EffectiveRestartTime(state, o);
+  bool backlog = false;
+  TRIMTAB_ASSIGN_OR_RETURN(res.evaluated, EvaluateMetrics(in.topology, state.metric_window, o,
+                                                          restart_time, &backlog));
+  log.Note("evaluate", "restart time " + FormatFlinkDuration(restart_time) +
+                           (backlog ? "; processing backlog: utilization band is [0, 1]" : ""));
+  for (const VertexInfo& v : in.topology.vertices) {
+    const MetricMap& m = res.evaluated.vertices.at(v.id);
+    log.Note("evaluate", v.id + ": TPR " + Num(Average(m, kMetricTrueProcessingRate)) +
+                             ", target rate " + Num(Average(m, kMetricTargetDataRate)) +
+                             ", catch-up rate " + Num(Current(m, kMetricCatchUpDataRate)) +
+                             ", load " + Num(Average(m, kMetricLoad)) + ", band [" +
+                             Num(Current(m, kMetricScaleUpRateThreshold)) + ", " +
+                             Num(Current(m, kMetricScaleDownRateThreshold)) + "]");
+  }
+  EvaluateCustomMetrics(in.custom_metrics, in.topology, state.metric_window, &res.evaluated);
+  for (const DeclaredMetric& d : in.custom_metrics) {
+    const std::string& name = d.requirement.name;
+    if (d.requirement.scope != MetricScope::kVertex) {
+      log.Note("evaluate", "custom " + name + ": " + CurrentAndAverage(res.evaluated.global, name));
+      continue;
+    }
+    std::string per_vertex;
+    for (const VertexInfo& v : in.topology.vertices) {
+      per_vertex += (per_vertex.empty() ? "" : "; ") + v.id + " " +
+                    CurrentAndAverage(res.evaluated.vertices[v.id], name);
+    }
+    log.Note("evaluate", "custom " + name + ": " + per_vertex);
+  }
+  if (!ws.fully_collected) {
+    log.outcome = CycleOutcome::kWindowNotFull;
+    log.Note("evaluate", "metric window not full until " + FormatRfc3339(ws.window_full_time) +
+                             ": no scaling decision yet");
+    res.state = std::move(state);
+    return res;
+  }
+
+  // 3. Decide.
+  const double gc = Current(res.evaluated.global, kMetricGcPressure);
+  const double heap = Average(res.evaluated.global, kMetricHeapMaxUsageRatio);
+  std::string pressure;
+  if (gc > o.gc_pressure_threshold) {
+    pressure = "GC pressure " + Num(gc) + " > " + Num(o.gc_pressure_threshold);
+    log.events.push_back({"Normal", "MemoryPressure",
+                          "GC Pressure " + Num(gc) +
+                              " is above the allowed limit for scaling operations. Please adjust "
+                              "the available memory manually."});
+  } else if (heap > o.heap_usage_threshold) {
+    pressure = "heap usage " + Num(heap) + " > " + Num(o.heap_usage_threshold);
+    log.events.push_back({"Normal", "MemoryPressure",
+                          "Heap Usage " + Num(heap) +
+                              " is above the allowed limit for scaling operations. Please adjust "
+                              "the available memory manually."});
+  }
+  if (!pressure.empty()) {
+    log.outcome = CycleOutcome::kBlocked;
+    log.Note("decide", "blocked: " + pressure);
+    for (const VertexInfo& v : in.topology.vertices) {
+      log.vertices[v.id] = {v.parallelism, std::nullopt, v.parallelism, false,
+                            {"blocked: " + pressure}};
+    }
+    res.state = std::move(state);
+    return res;
+  }
+
+  ScalingSummaries proposals;
+  bool any_outside = false;
+  for (const VertexInfo& v : in.topology.vertices) {
+    VertexDecision& d = log.vertices[v.id];
+    d.current_parallelism = d.final_parallelism = v.parallelism;
+    if (v.finished) {
+      d.reasons.push_back("finished vertex: not scaled");
+      continue;
+    }
+    if (o.vertex_exclude_ids.count(v.id)) {
+      d.reasons.push_back("excluded by job.autoscaler.vertex.exclude.ids");
+      continue;
+    }
+    bool hash = false;
+    for (const Edge& e : in.topology.edges) hash = hash || (e.to == v.id && e.ship_strategy == "HASH");
+    MetricMap& metrics = res.evaluated.vertices.at(v.id);
+    auto hit = state.scaling_history.find(v.id);
+    VertexScalingInput vin{v.id, hash, hit == state.scaling_history.end() ? nullptr : &hit->second,
+                           restart_time, in.now};
+    ParallelismChange c =
+        ComputeScaleTargetParallelism(o, vin, &metrics, &state.delayed_scale_down, &log.events);
+    d.reasons.push_back(c.reason);
+    if (!c.change) continue;
+    d.proposed_parallelism = c.new_parallelism;
+    d.outside_utilization_bound = c.outside_utilization_bound;
+    any_outside = any_outside || c.outside_utilization_bound;
+    proposals[v.id] = {v.parallelism, c.new_parallelism, metrics};
+  }
+  if (proposals.empty()) {
+    log.outcome = CycleOutcome::kNoChange;
+    log.Note("decide", "All job vertices are currently running at their target parallelism.");
+    res.state = std::move(state);
+    return res;
+  }
+  if (!any_outside) {
+    log.outcome = CycleOutcome::kNoChange;
+    log.Note("decide", "All vertex processing rates are within target.");
+    for (const auto& [id, p] : proposals) {
+      log.vertices[id].reasons.push_back("not applied: every changed vertex is within its "
+                                         "utilization band");
+    }
+    res.state = std::move(state);
+    return res;
+  }
+  for (const VertexInfo& v : in.topology.vertices) {
+    auto it = proposals.find(v.id);
+    const int rec = it != proposals.end() ? it->second.new_parallelism : v.parallelism;
+    res.recommended_parallelism[v.id] = rec;
+    SetCurrent(&res.evaluated.vertices.at(v.id), kMetricRecommendedParallelism, rec);
+    if (it != proposals.end()) {
+      SetCurrent(&it->second.metrics, kMetricRecommendedParallelism, rec);
+    }
+  }
+  log.Note("decide", "recommended changes for " + std::to_string(proposals.size()) +
+                         " vertex(es)");
+
+  // 4. Shape: behavior rules, then blocking.
+  ScalingSummaries shaped;
+  for (auto& [id, summary] : proposals) {
+    VertexDecision& d = log.vertices[id];
+    int allowed = summary.new_parallelism;
+    if (o.behavior.enabled) {
+      BehaviorShapeResult b = ShapeWithBehavior(o.behavior, &state.behavior[id],
+                                                summary.current_parallelism,
+                                                summary.new_parallelism, in.now);
+      allowed = b.parallelism;
+      for (std::string& r : b.reasons) d.reasons.push_back(std::move(r));
+    }
+    if (allowed == summary.current_parallelism) continue;
+    d.final_parallelism = allowed;
+    summary.new_parallelism = allowed;
+    shaped[id] = summary;
+  }
+  if (o.behavior.enabled) {
+    // Vertices without a change still record their recommendation for stabilization.
+    for (const VertexInfo& v : in.topology.vertices) {
+      if (!proposals.count(v.id) && !v.finished && !o.vertex_exclude_ids.count(v.id)) {
+        (void)ShapeWithBehavior(o.behavior, &state.behavior[v.id], v.parallelism, v.parallelism,
+                                in.now);
+      }
+    }
+  }
+  if (shaped.empty()) {
+    log.outcome = CycleOutcome::kNoChange;
+    log.Note("shape", "behavior rules hold every vertex at its current parallelism");
+    res.state = std::move(state);
+    return res;
+  }
+
+  std::string blocked_by;
+  if (!o.scaling_enabled) {
+    blocked_by = std::string(kAutoscalerPrefix) + "scaling.enabled:false";
+  } else if (const ExcludedPeriod* p = FindExcludedPeriod(
+                 o.excluded_periods,
+                 std::chrono::duration_cast<Millis>(in.now.time_since_epoch()).count())) {
+    blocked_by = std::string(kAutoscalerPrefix) + "excluded.periods:" + o.excluded_periods_text;
+    log.Note("shape", "now is inside excluded period \"" + p->text + "\"");
+  }
+  if (!blocked_by.empty()) {
+    log.outcome = CycleOutcome::kBlocked;
+    log.Note("shape", "blocked: scaling execution disabled by config " + blocked_by);
+    log.events.push_back({"Normal", "ScalingReport",
+                          "Scaling execution disabled by config " + blocked_by +
+                              ", recommended parallelism change:" + VertexReportLines(shaped)});
+    for (const auto& [id, s] : shaped) {
+      log.vertices[id].final_parallelism = s.current_parallelism;
+      log.vertices[id].reasons.push_back("blocked: " + blocked_by);
+    }
+    res.state = std::move(state);
+    return res;
+  }
+  if (std::string quota = QuotaBlock(shaped, o, in.resources); !quota.empty()) {
+    log.outcome = CycleOutcome::kBlocked;
+    log.Note("shape", "blocked: " + quota);
+    log.events.push_back({"Warning", "ResourceQuotaReached",
+                          "Resource usage is above the allowed limit for scaling operations. "
+                          "Please adjust the resource quota manually."});
+    for (const auto& [id, s] : shaped) {
+      log.vertices[id].final_parallelism = s.current_parallelism;
+      log.vertices[id].reasons.push_back("blocked: " + quota);
+    }
+    res.state = std::move(state);
+    return res;
+  }
+
+  log.outcome = CycleOutcome::kScale;
+  log.events.push_back({"Normal", "ScalingReport",
+                        "Scaling execution enabled, begin scaling vertices:" +
+                            VertexReportLines(shaped)});
+  log.Note("shape", std::to_string(shaped.size()) + " vertex change(s) ready for the plugin chain");
+  res.summaries = shaped;
+  res.state = in.commit ? CommitScaling(std::move(state), shaped, in.topology, in.now, o)
+                        : std::move(state);
+  return res;
+}
+
+}  // namespace trimtab::core::flink

@@ -1,0 +1,357 @@
+#include "core/flink/autoscaler_options.h"
+
+#include <cctype>
+#include <limits>
+
+namespace trimtab::core::flink {
+namespace {
+
+// Looks options up under both prefixes and remembers which keys were consumed.
+class OptionReader {
+ public:
+  explicit OptionReader(const std::map<std::string, std::string>& conf) : conf_(conf) {}
+
+  // Finds `name` (or one of `aliases`); returns the full key and value.
+  std::optional<std::pair<std::string, std::string>> Find(
+      std::string_view name, std::initializer_list<std::string_view> aliases = {}) {
+    std::vector<std::string_view> names{name};
+    names.insert(names.end(), aliases.begin(), aliases.end());
+    std::optional<std::pair<std::string, std::string>> hit;
+    for (std::string_view n : names) {
+      for (const char* prefix : {kAutoscalerPrefix, kLegacyAutoscalerPrefix}) {
+        std::string key = std::string(prefix) + std::string(n);
+        consumed_.insert(key);
+        auto it = conf_.find(key);
+        if (it != conf_.end() && !hit) hit = {key, it->second};
+      }
+    }
+    return hit;
+  }
+
+  Status Duration(std::string_view name, Millis* out,
+                  std::initializer_list<std::string_view> aliases = {}) {
+    if (auto kv = Find(name, aliases)) {
+      TRIMTAB_ASSIGN_OR_RETURN(*out, ParseFlinkDuration(kv->first, kv->second));
+    }
+    return Status::Ok();
+  }
+  Status Bool(std::string_view name, bool* out) {
+    if (auto kv = Find(name)) {
+      TRIMTAB_ASSIGN_OR_RETURN(*out, ParseFlinkBool(kv->first, kv->second));
+    }
+    return Status::Ok();
+  }
+  Status Double(std::string_view name, double* out,
+                std::initializer_list<std::string_view> aliases = {}) {
+    if (auto kv = Find(name, aliases)) {
+      TRIMTAB_ASSIGN_OR_RETURN(*out, ParseFlinkDouble(kv->first, kv->second));
+    }
+    return Status::Ok();
+  }
+  Status OptDouble(std::string_view name, std::optional<double>* out) {
+    if (auto kv = Find(name)) {
+      TRIMTAB_ASSIGN_OR_RETURN(*out, ParseFlinkDouble(kv->first, kv->second));
+    }
+    return Status::Ok();
+  }
+  Status Int(std::string_view name, int* out) {
+    if (auto kv = Find(name)) {
+      TRIMTAB_ASSIGN_OR_RETURN(int64_t v, ParseFlinkInt(kv->first, kv->second));
+      if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) {
+        return InvalidArgumentError(kv->first + ": value out of range");
+      }
+      *out = static_cast<int>(v);
+    }
+    return Status::Ok();
+  }
+  // Full key of the option as the user wrote it (for validation messages).
+  std::string KeyOf(std::string_view name, std::initializer_list<std::string_view> aliases = {}) {
+    if (auto kv = Find(name, aliases)) return kv->first;
+    return std::string(kAutoscalerPrefix) + std::string(name);
+  }
+
+  std::vector<std::string> Unconsumed() const {
+    std::vector<std::string> out;
+    for (const auto& [key, value] : conf_) {
+      const bool ours = key.rfind(kAutoscalerPrefix, 0) == 0 ||
+                        key.rfind(kLegacyAutoscalerPrefix, 0) == 0;
+      if (ours && !consumed_.count(key)) out.push_back(key);
+    }
+    return out;
+  }
+
+ private:
+  const std::map<std::string, std::string>& conf_;
+  std::set<std::string> consumed_;
+};
+
+std::string Upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+Status CheckRange(const std::string& key, double v, double lo, double hi) {
+  if (v < lo || v > hi) {
+    return InvalidArgumentError(key + ": " + std::to_string(v) + " is outside [" +
+                                std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  }
+  return Status::Ok();
+}
+
+// "<Pods|Percent>:<value>/<period>", e.g. "Pods:4/15 s".
+StatusOr<RatePolicy> ParseRatePolicy(const std::string& key, std::string_view text) {
+  auto bad = [&](std::string_view why) {
+    return InvalidArgumentError(key + ": invalid policy \"" + std::string(text) +
+                                "\": " + std::string(why) +
+                                " (expected <Pods|Percent>:<value>/<period>, e.g. Pods:4/1 min)");
+  };
+  size_t colon = text.find(':');
+  size_t slash = text.find('/');
+  if (colon == std::string_view::npos || slash == std::string_view::npos || slash < colon) {
+    return bad("malformed");
+  }
+  RatePolicy p;
+  const std::string type = Upper(TrimSpaces(text.substr(0, colon)));
+  if (type == "PODS" || type == "PARALLELISM") {
+    p.type = RatePolicy::Type::kPods;
+  } else if (type == "PERCENT") {
+    p.type = RatePolicy::Type::kPercent;
+  } else {
+    return bad("unknown type");
+  }
+  auto value = ParseFlinkInt(key, text.substr(colon + 1, slash - colon - 1));
+  if (!value.ok() || *value <= 0 || *value > std::numeric_limits<int>::max()) {
+    return bad("value must be a positive integer");
+  }
+  p.value = static_cast<int>(*value);
+  auto period = ParseFlinkDuration(key, text.substr(slash + 1));
+  if (!period.ok()) return bad("invalid period");
+  if (period->count() <= 0) return bad("period must be positive");
+  p.period = *period;
+  return p;
+}
+
+Status ParseBehaviorRules(OptionReader& r, std::string_view dir, BehaviorRules* rules,
+                          bool* any) {
+  const std::string base = "behavior." + std::string(dir) + ".";
+  if (auto kv = r.Find(base + "stabilization-window")) {
+    *any = true;
+    TRIMTAB_ASSIGN_OR_RETURN(rules->stabilization_window,
+                             ParseFlinkDuration(kv->first, kv->second));
+  }
+  if (auto kv = r.Find(base + "policies")) {
+    *any = true;
+    for (const std::string& item : ParseFlinkList(kv->second)) {
+      TRIMTAB_ASSIGN_OR_RETURN(RatePolicy p, ParseRatePolicy(kv->first, item));
+      rules->policies.push_back(p);
+    }
+  }
+  if (auto kv = r.Find(base + "select-policy")) {
+    *any = true;
+    const std::string v = Upper(TrimSpaces(kv->second));
+    if (v == "MAX") {
+      rules->select_policy = SelectPolicy::kMax;
+    } else if (v == "MIN") {
+      rules->select_policy = SelectPolicy::kMin;
+    } else if (v == "DISABLED") {
+      rules->select_policy = SelectPolicy::kDisabled;
+    } else {
+      return InvalidArgumentError(kv->first + ": invalid value \"" + kv->second +
+                                  "\": expected Max, Min or Disabled");
+    }
+  }
+  return Status::Ok();
+}
+
+Status ParseAlignment(OptionReader& r, AutoscalerOptions* o) {
+  if (auto kv = r.Find("scaling.parallelism-alignment.mode")) {
+    const std::string v = Upper(TrimSpaces(kv->second));
+    if (v == "BALANCED") {
+      o->alignment_mode = AlignmentMode::kBalanced;
+    } else if (v == "EVENLY_SPREAD") {
+      o->alignment_mode = AlignmentMode::kEvenlySpread;
+    } else if (v == "OFF") {
+      o->alignment_mode = AlignmentMode::kOff;
+    } else {
+      return InvalidArgumentError(kv->first + ": unsupported alignment mode \"" + kv->second +
+                                  "\": expected BALANCED, EVENLY_SPREAD or OFF (custom alignment "
+                                  "classes are not supported)");
+    }
+    // The legacy key is shadowed by the new one; mark it consumed.
+    r.Find("scaling.key-group.partitions.adjust.mode");
+    return Status::Ok();
+  }
+  if (auto kv = r.Find("scaling.key-group.partitions.adjust.mode")) {
+    const std::string v = Upper(TrimSpaces(kv->second));
+    if (v == "EVENLY_SPREAD") {
+      o->alignment_mode = AlignmentMode::kLegacyEvenlySpread;
+    } else if (v == "MAXIMIZE_UTILISATION") {
+      o->alignment_mode = AlignmentMode::kLegacyMaximizeUtilisation;
+    } else {
+      return InvalidArgumentError(kv->first + ": invalid value \"" + kv->second +
+                                  "\": expected EVENLY_SPREAD or MAXIMIZE_UTILISATION");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string_view AlignmentModeName(AlignmentMode m) {
+  switch (m) {
+    case AlignmentMode::kBalanced: return "BALANCED";
+    case AlignmentMode::kEvenlySpread: return "EVENLY_SPREAD";
+    case AlignmentMode::kOff: return "OFF";
+    case AlignmentMode::kLegacyEvenlySpread: return "EVENLY_SPREAD (legacy)";
+    case AlignmentMode::kLegacyMaximizeUtilisation: return "MAXIMIZE_UTILISATION (legacy)";
+  }
+  return "?";
+}
+
+StatusOr<AutoscalerOptions> ParseAutoscalerOptions(
+    const std::map<std::string, std::string>& conf) {
+  AutoscalerOptions o;
+  OptionReader r(conf);
+  TRIMTAB_RETURN_IF_ERROR(r.Bool("enabled", &o.enabled));
+  TRIMTAB_RETURN_IF_ERROR(r.Bool("scaling.enabled", &o.scaling_enabled));
+  TRIMTAB_RETURN_IF_ERROR(r.Duration("metrics.window", &o.metrics_window));
+  TRIMTAB_RETURN_IF_ERROR(r.Duration("stabilization.interval", &o.stabilization_interval));
+  if (auto kv = r.Find("excluded.periods")) {
+    o.excluded_periods_text = kv->second;
+    TRIMTAB_ASSIGN_OR_RETURN(o.excluded_periods, ParseExcludedPeriods(kv->first, kv->second));
+  }
+  TRIMTAB_RETURN_IF_ERROR(
+      r.Double("utilization.target", &o.target_utilization, {"target.utilization"}));
+  TRIMTAB_RETURN_IF_ERROR(r.Double("target.utilization.boundary", &o.target_utilization_boundary));
+  TRIMTAB_RETURN_IF_ERROR(r.OptDouble("utilization.max", &o.utilization_max));
+  TRIMTAB_RETURN_IF_ERROR(r.OptDouble("utilization.min", &o.utilization_min));
+  TRIMTAB_RETURN_IF_ERROR(
+      r.Duration("scale-down.interval", &o.scale_down_interval, {"scale-up.grace-period"}));
+  TRIMTAB_RETURN_IF_ERROR(r.Int("vertex.min-parallelism", &o.vertex_min_parallelism));
+  TRIMTAB_RETURN_IF_ERROR(r.Int("vertex.max-parallelism", &o.vertex_max_parallelism));
+  TRIMTAB_RETURN_IF_ERROR(r.Double("scale-down.max-factor", &o.max_scale_down_factor));
+  TRIMTAB_RETURN_IF_ERROR(r.Double("scale-up.max-factor", &o.max_scale_up_factor));
+  TRIMTAB_RETURN_IF_ERROR(r.Duration("catch-up.duration", &o.catch_up_duration));
+  TRIMTAB_RETURN_IF_ERROR(r.Duration("restart.time", &o.restart_time));
+  TRIMTAB_RETURN_IF_ERROR(
+      r.Bool("restart.time-tracking.enabled", &o.restart_time_tracking_enabled));
+  TRIMTAB_RETURN_IF_ERROR(
+      r.Duration("restart.time-tracking.limit", &o.restart_time_tracking_limit));
+  TRIMTAB_RETURN_IF_ERROR(
+      r.Duration("backlog-processing.lag-threshold", &o.backlog_processing_lag_threshold));
+  TRIMTAB_RETURN_IF_ERROR(r.Duration("observed-true-processing-rate.lag-threshold",
+                                     &o.observed_tpr_lag_threshold));
+  TRIMTAB_RETURN_IF_ERROR(r.Double("observed-true-processing-rate.switch-threshold",
+                                   &o.observed_tpr_switch_threshold));
+  TRIMTAB_RETURN_IF_ERROR(r.Int("observed-true-processing-rate.min-observations",
+                                &o.observed_tpr_min_observations));
+  TRIMTAB_RETURN_IF_ERROR(r.Bool("scaling.effectiveness.detection.enabled",
+                                 &o.scaling_effectiveness_detection_enabled));
+  TRIMTAB_RETURN_IF_ERROR(
+      r.Double("scaling.effectiveness.threshold", &o.scaling_effectiveness_threshold));
+  TRIMTAB_RETURN_IF_ERROR(r.Double("memory.gc-pressure.threshold", &o.gc_pressure_threshold));
+  TRIMTAB_RETURN_IF_ERROR(r.Double("memory.heap-usage.threshold", &o.heap_usage_threshold));
+  TRIMTAB_RETURN_IF_ERROR(r.Bool("memory.tuning.enabled", &o.memory_tuning_enabled));
+  TRIMTAB_RETURN_IF_ERROR(r.Bool("memory.tuning.scale-down-compensation.enabled",
+                                 &o.memory_tuning_scale_down_compensation));
+  TRIMTAB_RETURN_IF_ERROR(r.Double("memory.tuning.overhead", &o.memory_tuning_overhead));
+  TRIMTAB_RETURN_IF_ERROR(r.Bool("memory.tuning.maximize-managed-memory",
+                                 &o.memory_tuning_maximize_managed_memory));
+  TRIMTAB_RETURN_IF_ERROR(r.Int("history.max.count", &o.history_max_count));
+  TRIMTAB_RETURN_IF_ERROR(r.Duration("history.max.age", &o.history_max_age));
+  if (auto kv = r.Find("metrics.busy-time.aggregator")) {
+    const std::string v = Upper(TrimSpaces(kv->second));
+    if (v == "MAX") {
+      o.busy_time_aggregator = BusyTimeAggregator::kMax;
+    } else if (v == "MIN") {
+      o.busy_time_aggregator = BusyTimeAggregator::kMin;
+    } else if (v == "AVG") {
+      o.busy_time_aggregator = BusyTimeAggregator::kAvg;
+    } else {
+      return InvalidArgumentError(kv->first + ": invalid value \"" + kv->second +
+                                  "\": expected MAX, MIN or AVG");
+    }
+  }
+  if (auto kv = r.Find("vertex.exclude.ids")) {
+    for (std::string& id : ParseFlinkList(kv->second)) o.vertex_exclude_ids.insert(std::move(id));
+  }
+  TRIMTAB_RETURN_IF_ERROR(r.Duration("scaling.event.interval", &o.scaling_event_interval));
+  TRIMTAB_RETURN_IF_ERROR(r.Duration("flink.rest-client.timeout", &o.rest_client_timeout));
+  if (auto kv = r.Find("quota.memory")) {
+    TRIMTAB_ASSIGN_OR_RETURN(o.quota_memory_bytes, ParseFlinkMemorySize(kv->first, kv->second));
+  }
+  TRIMTAB_RETURN_IF_ERROR(r.OptDouble("quota.cpu", &o.quota_cpu));
+  TRIMTAB_RETURN_IF_ERROR(ParseAlignment(r, &o));
+  TRIMTAB_RETURN_IF_ERROR(r.Bool("observed-scalability.enabled", &o.observed_scalability_enabled));
+  TRIMTAB_RETURN_IF_ERROR(r.Int("observed-scalability.min-observations",
+                                &o.observed_scalability_min_observations));
+  TRIMTAB_RETURN_IF_ERROR(r.Double("observed-scalability.coefficient-min",
+                                   &o.observed_scalability_coefficient_min));
+  bool any_behavior = false;
+  TRIMTAB_RETURN_IF_ERROR(ParseBehaviorRules(r, "scale-up", &o.behavior.scale_up, &any_behavior));
+  TRIMTAB_RETURN_IF_ERROR(
+      ParseBehaviorRules(r, "scale-down", &o.behavior.scale_down, &any_behavior));
+  o.behavior.enabled = any_behavior;
+
+  // Validation (upstream AutoScalerOptions validation on main).
+  const std::string target_key = r.KeyOf("utilization.target", {"target.utilization"});
+  TRIMTAB_RETURN_IF_ERROR(CheckRange(target_key, o.target_utilization, 0.0, 1.0));
+  if (o.target_utilization_boundary < 0) {
+    return InvalidArgumentError(r.KeyOf("target.utilization.boundary") + ": must not be negative");
+  }
+  if (o.utilization_max) {
+    TRIMTAB_RETURN_IF_ERROR(
+        CheckRange(r.KeyOf("utilization.max"), *o.utilization_max, o.target_utilization, 1.0));
+  }
+  if (o.utilization_min) {
+    TRIMTAB_RETURN_IF_ERROR(
+        CheckRange(r.KeyOf("utilization.min"), *o.utilization_min, 0.0, o.target_utilization));
+  }
+  if (o.max_scale_down_factor < 0) {
+    return InvalidArgumentError(r.KeyOf("scale-down.max-factor") + ": must not be negative");
+  }
+  if (o.max_scale_up_factor < 0) {
+    return InvalidArgumentError(r.KeyOf("scale-up.max-factor") + ": must not be negative");
+  }
+  if (o.vertex_min_parallelism < 1) {
+    return InvalidArgumentError(r.KeyOf("vertex.min-parallelism") + ": must be at least 1");
+  }
+  if (o.vertex_max_parallelism < o.vertex_min_parallelism) {
+    return InvalidArgumentError(r.KeyOf("vertex.max-parallelism") +
+                                ": must not be less than vertex.min-parallelism");
+  }
+  TRIMTAB_RETURN_IF_ERROR(
+      CheckRange(r.KeyOf("memory.gc-pressure.threshold"), o.gc_pressure_threshold, 0.0, 1.0));
+  TRIMTAB_RETURN_IF_ERROR(
+      CheckRange(r.KeyOf("memory.heap-usage.threshold"), o.heap_usage_threshold, 0.0, 1.0));
+  if (o.scaling_effectiveness_detection_enabled) {
+    TRIMTAB_RETURN_IF_ERROR(CheckRange(r.KeyOf("scaling.effectiveness.threshold"),
+                                       o.scaling_effectiveness_threshold, 0.0, 1.0));
+  }
+  if (o.memory_tuning_enabled) {
+    TRIMTAB_RETURN_IF_ERROR(
+        CheckRange(r.KeyOf("memory.tuning.overhead"), o.memory_tuning_overhead, 0.0, 1.0));
+  }
+  if (o.observed_scalability_enabled) {
+    TRIMTAB_RETURN_IF_ERROR(CheckRange(r.KeyOf("observed-scalability.coefficient-min"),
+                                       o.observed_scalability_coefficient_min, 0.01, 1.0));
+  }
+  if (o.observed_tpr_min_observations < 1) {
+    return InvalidArgumentError(r.KeyOf("observed-true-processing-rate.min-observations") +
+                                ": must be at least 1");
+  }
+  if (o.history_max_count < 0) {
+    return InvalidArgumentError(r.KeyOf("history.max.count") + ": must not be negative");
+  }
+  if (o.metrics_window.count() <= 0) {
+    return InvalidArgumentError(r.KeyOf("metrics.window") + ": must be positive");
+  }
+  if (o.quota_cpu && *o.quota_cpu <= 0) {
+    return InvalidArgumentError(r.KeyOf("quota.cpu") + ": must be positive");
+  }
+  o.ignored_keys = r.Unconsumed();
+  return o;
+}
+
+}  // namespace trimtab::core::flink

@@ -1,0 +1,122 @@
+// AutoscalerOptions: every `job.autoscaler.*` option of the upstream Flink autoscaler with its
+// upstream default (main branch, see reference notes §C.10), parsed from a Flink configuration
+// map, plus trimtab's `job.autoscaler.behavior.*` extension (docs/eval-flink.md).
+//
+// Key resolution per option, first hit wins: `job.autoscaler.<k>`, then the legacy prefix
+// `kubernetes.operator.job.autoscaler.<k>`, then the same two prefixes for each deprecated alias
+// (`target.utilization` for `utilization.target`, `scale-up.grace-period` for
+// `scale-down.interval`). Errors name the key as written in the map.
+//
+// Keys under either prefix that trimtab does not know are ignored as Flink ignores them and are
+// listed in `ignored_keys` so the decision log can show them.
+//
+// Usage:
+//   TRIMTAB_ASSIGN_OR_RETURN(AutoscalerOptions o, ParseAutoscalerOptions(flink_conf));
+//
+// Thread-safety: values.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "core/flink/config_values.h"
+#include "core/flink/excluded_periods.h"
+
+namespace trimtab::core::flink {
+
+// How a proposed parallelism is aligned to the key groups / source partitions (§C.5).
+enum class AlignmentMode {
+  kBalanced,      // divisor or load-reducing value above the proposal; none => keep the proposal
+  kEvenlySpread,  // divisor above the proposal; none => keep the proposal
+  kOff,           // no alignment
+  // The deprecated `scaling.key-group.partitions.adjust.mode` (≤1.15 semantics): divisor (or, for
+  // MAXIMIZE_UTILISATION, load-reducing) above the proposal, then a relaxed downward search that
+  // may block the scaling (emits ScalingLimited).
+  kLegacyEvenlySpread,
+  kLegacyMaximizeUtilisation,
+};
+std::string_view AlignmentModeName(AlignmentMode m);
+
+// MAX / MIN: busy time from the per-sample max/min over subtasks; AVG: from accumulated busy time.
+enum class BusyTimeAggregator { kMax, kMin, kAvg };
+
+// trimtab extension: HPA-style behavior rules applied per vertex to the parallelism.
+struct RatePolicy {
+  enum class Type { kPods, kPercent } type = Type::kPods;
+  int value = 0;       // > 0
+  Millis period{0};    // > 0
+};
+enum class SelectPolicy { kMax, kMin, kDisabled };
+struct BehaviorRules {
+  std::optional<Millis> stabilization_window;  // absent = no stabilization in this direction
+  std::vector<RatePolicy> policies;            // empty = no rate limit in this direction
+  SelectPolicy select_policy = SelectPolicy::kMax;
+};
+struct BehaviorOptions {
+  bool enabled = false;  // true iff any job.autoscaler.behavior.* key was set
+  BehaviorRules scale_up;
+  BehaviorRules scale_down;
+};
+
+struct AutoscalerOptions {
+  bool enabled = false;
+  bool scaling_enabled = true;  // false: evaluate and recommend, never scale
+  Millis metrics_window{15 * 60 * 1000};
+  Millis stabilization_interval{5 * 60 * 1000};
+  std::string excluded_periods_text;
+  std::vector<ExcludedPeriod> excluded_periods;
+  double target_utilization = 0.7;
+  double target_utilization_boundary = 0.3;
+  std::optional<double> utilization_max;
+  std::optional<double> utilization_min;
+  Millis scale_down_interval{60 * 60 * 1000};
+  int vertex_min_parallelism = 1;
+  int vertex_max_parallelism = 200;
+  double max_scale_down_factor = 0.6;
+  double max_scale_up_factor = 100000.0;
+  Millis catch_up_duration{30 * 60 * 1000};
+  Millis restart_time{5 * 60 * 1000};
+  bool restart_time_tracking_enabled = false;
+  Millis restart_time_tracking_limit{15 * 60 * 1000};
+  Millis backlog_processing_lag_threshold{5 * 60 * 1000};
+  Millis observed_tpr_lag_threshold{30 * 1000};
+  double observed_tpr_switch_threshold = 0.15;
+  int observed_tpr_min_observations = 2;
+  bool scaling_effectiveness_detection_enabled = false;
+  double scaling_effectiveness_threshold = 0.1;
+  double gc_pressure_threshold = 1.0;
+  double heap_usage_threshold = 1.0;
+  bool memory_tuning_enabled = false;  // parsed; memory tuning itself is not part of this core
+  bool memory_tuning_scale_down_compensation = true;
+  double memory_tuning_overhead = 0.2;
+  bool memory_tuning_maximize_managed_memory = false;
+  int history_max_count = 3;
+  Millis history_max_age{24 * 60 * 60 * 1000};
+  BusyTimeAggregator busy_time_aggregator = BusyTimeAggregator::kMax;
+  std::set<std::string> vertex_exclude_ids;
+  Millis scaling_event_interval{30 * 60 * 1000};
+  Millis rest_client_timeout{10 * 1000};
+  std::optional<int64_t> quota_memory_bytes;
+  std::optional<double> quota_cpu;
+  AlignmentMode alignment_mode = AlignmentMode::kBalanced;
+  bool observed_scalability_enabled = false;
+  int observed_scalability_min_observations = 3;
+  double observed_scalability_coefficient_min = 0.5;
+  BehaviorOptions behavior;
+
+  // Keys under job.autoscaler.* / kubernetes.operator.job.autoscaler.* that were not understood.
+  std::vector<std::string> ignored_keys;
+};
+
+inline constexpr const char kAutoscalerPrefix[] = "job.autoscaler.";
+inline constexpr const char kLegacyAutoscalerPrefix[] = "kubernetes.operator.job.autoscaler.";
+
+// Parses and validates (validation as upstream FLINK-39826: range checks of utilization,
+// thresholds and factors).
+StatusOr<AutoscalerOptions> ParseAutoscalerOptions(const std::map<std::string, std::string>& conf);
+
+}  // namespace trimtab::core::flink

@@ -1,0 +1,201 @@
+#include "core/flink/autoscaler_options.h"
+
+#include <gtest/gtest.h>
+
+#include "core/flink/config_values.h"
+#include "core/flink/excluded_periods.h"
+
+namespace trimtab::core::flink {
+namespace {
+
+using Conf = std::map<std::string, std::string>;
+using std::chrono::hours;
+using std::chrono::minutes;
+using std::chrono::seconds;
+
+TEST(FlinkDurationTest, Syntax) {
+  const auto d = [](std::string_view v) { return ParseFlinkDuration("k", v).value(); };
+  EXPECT_EQ(d("30 s"), seconds(30));
+  EXPECT_EQ(d("30s"), seconds(30));
+  EXPECT_EQ(d("5 min"), minutes(5));
+  EXPECT_EQ(d("5m"), minutes(5));
+  EXPECT_EQ(d("1h"), hours(1));
+  EXPECT_EQ(d("2 hours"), hours(2));
+  EXPECT_EQ(d("1 d"), hours(24));
+  EXPECT_EQ(d("250"), Millis(250));  // plain number: milliseconds
+  EXPECT_EQ(d("250 ms"), Millis(250));
+  EXPECT_EQ(d("PT1H"), hours(1));
+  EXPECT_EQ(d("PT1M30S"), seconds(90));
+  EXPECT_EQ(d("0"), Millis(0));
+  auto bad = ParseFlinkDuration("job.autoscaler.metrics.window", "5 parsecs");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad.status().message().rfind("job.autoscaler.metrics.window: invalid duration", 0), 0u)
+      << bad.status().message();
+  EXPECT_FALSE(ParseFlinkDuration("k", "-5 s").ok());
+  EXPECT_FALSE(ParseFlinkDuration("k", "").ok());
+  EXPECT_EQ(FormatFlinkDuration(minutes(5)), "5 min");
+  EXPECT_EQ(FormatFlinkDuration(seconds(90)), "90 s");
+  EXPECT_EQ(FormatFlinkDuration(hours(1)), "1 h");
+}
+
+TEST(FlinkConfigValuesTest, MemoryBoolList) {
+  EXPECT_EQ(ParseFlinkMemorySize("k", "2g").value(), int64_t{2} << 30);
+  EXPECT_EQ(ParseFlinkMemorySize("k", "512 mb").value(), int64_t{512} << 20);
+  EXPECT_EQ(ParseFlinkMemorySize("k", "1024").value(), 1024);
+  EXPECT_FALSE(ParseFlinkMemorySize("k", "2 gallons").ok());
+  EXPECT_TRUE(ParseFlinkBool("k", "TRUE").value());
+  EXPECT_FALSE(ParseFlinkBool("k", "yes").ok());
+  EXPECT_EQ(ParseFlinkList(" a ; b;;c "), (std::vector<std::string>{"a", "b", "c"}));
+}
+
+TEST(AutoscalerOptionsTest, UpstreamDefaults) {
+  AutoscalerOptions o = ParseAutoscalerOptions({}).value();
+  EXPECT_FALSE(o.enabled);
+  EXPECT_TRUE(o.scaling_enabled);
+  EXPECT_EQ(o.metrics_window, minutes(15));
+  EXPECT_EQ(o.stabilization_interval, minutes(5));
+  EXPECT_DOUBLE_EQ(o.target_utilization, 0.7);
+  EXPECT_DOUBLE_EQ(o.target_utilization_boundary, 0.3);
+  EXPECT_FALSE(o.utilization_max.has_value());
+  EXPECT_EQ(o.scale_down_interval, hours(1));
+  EXPECT_EQ(o.vertex_min_parallelism, 1);
+  EXPECT_EQ(o.vertex_max_parallelism, 200);
+  EXPECT_DOUBLE_EQ(o.max_scale_down_factor, 0.6);
+  EXPECT_DOUBLE_EQ(o.max_scale_up_factor, 100000.0);
+  EXPECT_EQ(o.catch_up_duration, minutes(30));
+  EXPECT_EQ(o.restart_time, minutes(5));
+  EXPECT_EQ(o.restart_time_tracking_limit, minutes(15));
+  EXPECT_EQ(o.backlog_processing_lag_threshold, minutes(5));
+  EXPECT_EQ(o.observed_tpr_lag_threshold, seconds(30));
+  EXPECT_DOUBLE_EQ(o.observed_tpr_switch_threshold, 0.15);
+  EXPECT_EQ(o.observed_tpr_min_observations, 2);
+  EXPECT_DOUBLE_EQ(o.scaling_effectiveness_threshold, 0.1);
+  EXPECT_DOUBLE_EQ(o.gc_pressure_threshold, 1.0);
+  EXPECT_DOUBLE_EQ(o.heap_usage_threshold, 1.0);
+  EXPECT_EQ(o.history_max_count, 3);
+  EXPECT_EQ(o.history_max_age, hours(24));
+  EXPECT_EQ(o.busy_time_aggregator, BusyTimeAggregator::kMax);
+  EXPECT_EQ(o.scaling_event_interval, minutes(30));
+  EXPECT_EQ(o.alignment_mode, AlignmentMode::kBalanced);
+  EXPECT_EQ(o.observed_scalability_min_observations, 3);
+  EXPECT_DOUBLE_EQ(o.observed_scalability_coefficient_min, 0.5);
+  EXPECT_FALSE(o.behavior.enabled);
+}
+
+TEST(AutoscalerOptionsTest, PrefixesAliasesAndPrecedence) {
+  AutoscalerOptions o =
+      ParseAutoscalerOptions({{"kubernetes.operator.job.autoscaler.enabled", "true"},
+                              {"kubernetes.operator.job.autoscaler.metrics.window", "5 min"},
+                              {"job.autoscaler.metrics.window", "10 min"},
+                              {"job.autoscaler.target.utilization", "0.6"},
+                              {"job.autoscaler.scale-up.grace-period", "2 min"},
+                              {"job.autoscaler.vertex.exclude.ids", "a;b"},
+                              {"job.autoscaler.quota.memory", "8g"},
+                              {"job.autoscaler.metrics.busy-time.aggregator", "avg"},
+                              {"job.autoscaler.some.future.option", "x"},
+                              {"pipeline.max-parallelism", "720"}})
+          .value();
+  EXPECT_TRUE(o.enabled);                            // legacy prefix
+  EXPECT_EQ(o.metrics_window, minutes(10));          // new prefix wins
+  EXPECT_DOUBLE_EQ(o.target_utilization, 0.6);       // deprecated alias
+  EXPECT_EQ(o.scale_down_interval, minutes(2));      // deprecated alias
+  EXPECT_EQ(o.vertex_exclude_ids, (std::set<std::string>{"a", "b"}));
+  EXPECT_EQ(o.quota_memory_bytes, int64_t{8} << 30);
+  EXPECT_EQ(o.busy_time_aggregator, BusyTimeAggregator::kAvg);
+  EXPECT_EQ(o.ignored_keys, (std::vector<std::string>{"job.autoscaler.some.future.option"}));
+}
+
+TEST(AutoscalerOptionsTest, AlignmentModeResolution) {
+  EXPECT_EQ(ParseAutoscalerOptions({{"job.autoscaler.scaling.parallelism-alignment.mode",
+                                     "EVENLY_SPREAD"}})->alignment_mode,
+            AlignmentMode::kEvenlySpread);
+  EXPECT_EQ(ParseAutoscalerOptions({{"job.autoscaler.scaling.key-group.partitions.adjust.mode",
+                                     "MAXIMIZE_UTILISATION"}})->alignment_mode,
+            AlignmentMode::kLegacyMaximizeUtilisation);
+  // The new key wins over the legacy one.
+  EXPECT_EQ(ParseAutoscalerOptions({{"job.autoscaler.scaling.parallelism-alignment.mode", "OFF"},
+                                    {"job.autoscaler.scaling.key-group.partitions.adjust.mode",
+                                     "EVENLY_SPREAD"}})->alignment_mode,
+            AlignmentMode::kOff);
+  auto bad = ParseAutoscalerOptions(
+      {{"job.autoscaler.scaling.parallelism-alignment.mode", "com.example.MyMode"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("job.autoscaler.scaling.parallelism-alignment.mode"),
+            std::string::npos);
+}
+
+TEST(AutoscalerOptionsTest, ErrorsNameTheKey) {
+  struct Case {
+    Conf conf;
+    std::string prefix;
+  };
+  const std::vector<Case> cases = {
+      {{{"job.autoscaler.stabilization.interval", "soon"}},
+       "job.autoscaler.stabilization.interval: invalid duration"},
+      {{{"kubernetes.operator.job.autoscaler.enabled", "maybe"}},
+       "kubernetes.operator.job.autoscaler.enabled: invalid boolean"},
+      {{{"job.autoscaler.utilization.target", "1.5"}}, "job.autoscaler.utilization.target: 1.5"},
+      {{{"job.autoscaler.utilization.max", "0.5"}}, "job.autoscaler.utilization.max: 0.5"},
+      {{{"job.autoscaler.vertex.min-parallelism", "abc"}},
+       "job.autoscaler.vertex.min-parallelism: invalid integer"},
+      {{{"job.autoscaler.memory.gc-pressure.threshold", "2"}},
+       "job.autoscaler.memory.gc-pressure.threshold: 2"},
+      {{{"job.autoscaler.scale-down.max-factor", "-1"}},
+       "job.autoscaler.scale-down.max-factor: must not be negative"},
+      {{{"job.autoscaler.excluded.periods", "10:00:00-09:00:00"}},
+       "job.autoscaler.excluded.periods: invalid daily period"},
+      {{{"job.autoscaler.behavior.scale-up.policies", "Pods:0/1 min"}},
+       "job.autoscaler.behavior.scale-up.policies: invalid policy"},
+      {{{"job.autoscaler.behavior.scale-down.select-policy", "Largest"}},
+       "job.autoscaler.behavior.scale-down.select-policy: invalid value"},
+  };
+  for (const Case& c : cases) {
+    auto o = ParseAutoscalerOptions(c.conf);
+    ASSERT_FALSE(o.ok()) << c.prefix;
+    EXPECT_EQ(o.status().message().rfind(c.prefix, 0), 0u) << o.status().message();
+  }
+}
+
+TEST(AutoscalerOptionsTest, BehaviorKeys) {
+  AutoscalerOptions o =
+      ParseAutoscalerOptions({{"job.autoscaler.behavior.scale-up.policies",
+                               "Pods:4/1 min; Percent:100/5 min"},
+                              {"job.autoscaler.behavior.scale-up.select-policy", "Min"},
+                              {"job.autoscaler.behavior.scale-down.stabilization-window", "10 min"}})
+          .value();
+  ASSERT_TRUE(o.behavior.enabled);
+  ASSERT_EQ(o.behavior.scale_up.policies.size(), 2u);
+  EXPECT_EQ(o.behavior.scale_up.policies[0].type, RatePolicy::Type::kPods);
+  EXPECT_EQ(o.behavior.scale_up.policies[0].value, 4);
+  EXPECT_EQ(o.behavior.scale_up.policies[0].period, minutes(1));
+  EXPECT_EQ(o.behavior.scale_up.policies[1].type, RatePolicy::Type::kPercent);
+  EXPECT_EQ(o.behavior.scale_up.select_policy, SelectPolicy::kMin);
+  EXPECT_FALSE(o.behavior.scale_up.stabilization_window.has_value());
+  EXPECT_EQ(o.behavior.scale_down.stabilization_window, minutes(10));
+  EXPECT_TRUE(o.behavior.scale_down.policies.empty());
+}
+
+TEST(ExcludedPeriodsTest, DailyAndCron) {
+  auto p = ParseExcludedPeriods("k", "09:00:00-10:30:00; * * 20-21 ? * SAT,SUN").value();
+  ASSERT_EQ(p.size(), 2u);
+  // 2024-05-01 is a Wednesday. 1714554000000 = 2024-05-01T09:00:00Z.
+  const int64_t wed_0900 = 1714554000000;
+  EXPECT_NE(FindExcludedPeriod(p, wed_0900), nullptr);
+  EXPECT_NE(FindExcludedPeriod(p, wed_0900 + 90 * 60 * 1000), nullptr);   // 10:30:00 inclusive
+  EXPECT_EQ(FindExcludedPeriod(p, wed_0900 + 91 * 60 * 1000), nullptr);   // 10:31
+  EXPECT_EQ(FindExcludedPeriod(p, wed_0900 + 11 * 3600 * 1000), nullptr); // Wed 20:00: not weekend
+  const int64_t sat_2015 = wed_0900 + (3 * 24 + 11) * 3600 * 1000LL + 15 * 60 * 1000;
+  EXPECT_EQ(FindExcludedPeriod(p, sat_2015)->text, "* * 20-21 ? * SAT,SUN");
+  // "A && B": both must match.
+  auto both = ParseExcludedPeriods("k", "20:00:00-20:30:00 && * * * ? * SAT").value();
+  EXPECT_NE(FindExcludedPeriod(both, sat_2015), nullptr);
+  EXPECT_EQ(FindExcludedPeriod(both, sat_2015 + 20 * 60 * 1000), nullptr);  // 20:35
+  EXPECT_FALSE(ParseExcludedPeriods("k", "* * * ? * MON && * * * ? * TUE").ok());
+  EXPECT_FALSE(ParseExcludedPeriods("k", "a && b && c").ok());
+  EXPECT_FALSE(ParseExcludedPeriods("k", "0 0 12 L * ?").ok());
+  EXPECT_FALSE(ParseExcludedPeriods("k", "0 0 25 * * ?").ok());
+}
+
+}  // namespace
+}  // namespace trimtab::core::flink

@@ -1,0 +1,89 @@
+// AutoscalerState: everything the Flink autoscaler remembers between cycles, as one explicit
+// value passed in and returned by RunAutoscalerCycle (autoscaler.h). The operator persists it in
+// a ConfigMap, the standalone autoscaler in SQL, the simulator in memory; the JSON codec is in
+// autoscaler_state_json.h and the format is documented in docs/eval-flink.md.
+//
+// Invariants:
+//   1. `metric_window` is sorted by time, strictly increasing.
+//   2. Per vertex, `scaling_history` is sorted by time and holds at most history.max.count
+//      entries younger than history.max.age (trimmed on commit).
+//   3. Per vertex, delayed scale-down recommendations are sorted by time with strictly
+//      decreasing parallelism.
+//
+// Thread-safety: plain values.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "core/hpa/state.h"
+#include "core/scaling_types.h"
+
+namespace trimtab::core::flink {
+
+// Collected (per-sample) metric names, the upstream ScalingMetric names (reference notes §C.2).
+inline constexpr const char kMetricAccumulatedBusyTime[] = "ACCUMULATED_BUSY_TIME";
+inline constexpr const char kMetricNumRecordsIn[] = "NUM_RECORDS_IN";
+inline constexpr const char kMetricNumRecordsOut[] = "NUM_RECORDS_OUT";
+inline constexpr const char kMetricNumRecordsInPerSecond[] = "NUM_RECORDS_IN_PER_SECOND";
+inline constexpr const char kMetricObservedTpr[] = "OBSERVED_TPR";
+inline constexpr const char kMetricHeapMemoryUsed[] = "HEAP_MEMORY_USED";
+inline constexpr const char kMetricManagedMemoryUsed[] = "MANAGED_MEMORY_USED";
+inline constexpr const char kMetricMetaspaceMemoryUsed[] = "METASPACE_MEMORY_USED";
+inline constexpr const char kMetricRecommendedParallelism[] = "RECOMMENDED_PARALLELISM";
+
+// One collected sample (upstream CollectedMetrics): ScalingMetric name -> value, per vertex and
+// job-wide. A missing name means "not available" (upstream NaN). Values may be +inf
+// (OBSERVED_TPR when nothing flows).
+struct CollectedSample {
+  TimePoint time;
+  std::map<VertexId, std::map<std::string, double>> vertices;
+  std::map<std::string, double> global;
+};
+
+struct ScalingHistoryEntry {
+  TimePoint time;
+  ScalingSummary summary;  // metrics include TRUE_PROCESSING_RATE and EXPECTED_PROCESSING_RATE
+};
+
+// One executed scaling, for restart-time tracking (upstream ScalingTracking).
+struct ScalingRecord {
+  TimePoint time;
+  std::map<VertexId, int> target_parallelism;  // vertices that were scaled
+  std::optional<Millis> restart_duration;      // set once the job ran with the new parallelism
+};
+
+struct DelayedScaleDownRecommendation {
+  TimePoint time;
+  int parallelism = 0;
+  bool outside_utilization_bound = false;
+};
+
+struct VertexDelayedScaleDown {
+  TimePoint first_trigger_time;
+  std::vector<DelayedScaleDownRecommendation> recommendations;
+};
+
+struct AutoscalerState {
+  std::vector<CollectedSample> metric_window;
+  std::map<VertexId, std::vector<ScalingHistoryEntry>> scaling_history;
+  std::vector<ScalingRecord> scaling_tracking;
+  std::map<VertexId, VertexDelayedScaleDown> delayed_scale_down;
+  // trimtab behavior rules (BehaviorOptions), per vertex: the HPA engine's history of
+  // recommendations (stabilization windows) and scale events (rate policies), in its own format.
+  std::map<VertexId, hpa::HpaState> behavior;
+  // Parallelism the autoscaler wants for every vertex (written after an executed scaling; the
+  // realizer merges them into pipeline.jobvertex-parallelism-overrides).
+  std::map<VertexId, int> parallelism_overrides;
+
+  bool empty() const {
+    return metric_window.empty() && scaling_history.empty() && scaling_tracking.empty() &&
+           delayed_scale_down.empty() && behavior.empty() && parallelism_overrides.empty();
+  }
+};
+
+}  // namespace trimtab::core::flink

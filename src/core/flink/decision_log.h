@@ -1,0 +1,63 @@
+// DecisionLog: the record of one autoscaler cycle, stage by stage (DESIGN.md §2), so nobody has
+// to guess why a job scaled or did not. Built by RunAutoscalerCycle, kept in the result, printed
+// by `trimtab eval flink`, turned into Kubernetes Events by the operator.
+//
+// Thread-safety: plain values.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/json.h"
+#include "core/scaling_types.h"
+
+namespace trimtab::core::flink {
+
+// What the cycle ended with. Callers act on it:
+enum class CycleOutcome {
+  kDisabled,          // autoscaler disabled: state cleared, overrides gone; nothing else
+  kJobNotRunning,     // job not RUNNING: nothing evaluated
+  kStabilizing,       // samples stored, no evaluation yet (stabilization interval)
+  kNotEnoughSamples,  // fewer than 2 samples in the window
+  kWindowNotFull,     // evaluated (metrics reportable) but no decision yet
+  kNoChange,          // every vertex at its target, within its band, or delayed
+  kBlocked,           // a change was wanted but blocked (memory pressure, disabled, excluded
+                      // period, quota); recommendations are in the result
+  kScale,             // summaries are non-empty and should go to the plugin chain
+};
+std::string_view CycleOutcomeName(CycleOutcome o);
+
+// A Flink-autoscaler event (upstream AutoScalerEventHandler), for the operator to emit.
+struct AutoscalerEvent {
+  std::string type;    // "Normal" or "Warning"
+  std::string reason;  // ScalingReport, IneffectiveScaling, ScalingLimited, MemoryPressure, ...
+  std::string message;
+};
+
+struct VertexDecision {
+  int current_parallelism = 0;
+  std::optional<int> proposed_parallelism;  // what the algorithm wanted (decide stage)
+  int final_parallelism = 0;                // after shaping and blocking
+  bool outside_utilization_bound = false;
+  std::vector<std::string> reasons;         // in stage order
+};
+
+struct DecisionLog {
+  TimePoint time;
+  CycleOutcome outcome = CycleOutcome::kNoChange;
+  // Stage -> what it saw and did; keys are "collect", "evaluate", "decide", "shape".
+  std::map<std::string, std::vector<std::string>> stages;
+  std::map<VertexId, VertexDecision> vertices;
+  std::vector<AutoscalerEvent> events;
+
+  void Note(const std::string& stage, std::string message) {
+    stages[stage].push_back(std::move(message));
+  }
+};
+
+Json ToJson(const DecisionLog& log);
+
+}  // namespace trimtab::core::flink

@@ -1,0 +1,213 @@
+// Runs the documented examples (examples/eval/flink-*.json, docs/eval-flink.md) through the
+// library entry point of `trimtab eval flink`, plus its error reporting.
+#include "core/flink/eval_flink.h"
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace trimtab::core::flink {
+namespace {
+
+struct Expected {
+  std::string outcome;
+  std::map<std::string, int> final_parallelism;
+};
+
+// What docs/eval-flink.md says each example does.
+const std::map<std::string, Expected>& Expectations() {
+  static const auto* kExpected = new std::map<std::string, Expected>{
+      {"flink-scale-up.json", {"Scale", {{"source", 5}, {"sink", 3}}}},
+      {"flink-window-not-full.json", {"WindowNotFull", {{"source", 1}, {"sink", 1}}}},
+      {"flink-blocked-gc.json", {"Blocked", {{"source", 1}, {"sink", 1}}}},
+      {"flink-behavior.json", {"Scale", {{"source", 8}, {"keyed", 8}}}},
+      {"flink-custom-metrics.json", {"Scale", {{"source", 5}, {"sink", 3}}}},
+  };
+  return *kExpected;
+}
+
+StatusOr<Json> RunExample(const std::string& name) {
+  const std::string path = std::string(TRIMTAB_SOURCE_DIR) + "/examples/eval/" + name;
+  TRIMTAB_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  TRIMTAB_ASSIGN_OR_RETURN(Json doc, ParseJson(text, path));
+  return EvaluateFlinkDocument(doc);
+}
+
+TEST(EvalFlinkTest, EveryExampleHasAnExpectation) {
+  size_t n = 0;
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::string(TRIMTAB_SOURCE_DIR) + "/examples/eval")) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("flink-", 0) != 0) continue;
+    EXPECT_TRUE(Expectations().count(name)) << name << " has no expectation";
+    ++n;
+  }
+  EXPECT_EQ(n, Expectations().size());
+}
+
+TEST(EvalFlinkTest, Examples) {
+  for (const auto& [name, expected] : Expectations()) {
+    SCOPED_TRACE(name);
+    auto out = RunExample(name);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ((*out)["outcome"], expected.outcome);
+    for (const auto& [vertex, p] : expected.final_parallelism) {
+      EXPECT_EQ((*out)["vertices"][vertex]["finalParallelism"], p) << vertex;
+      EXPECT_EQ((*out)["decisionLog"]["vertices"][vertex]["finalParallelism"], p) << vertex;
+    }
+  }
+}
+
+TEST(EvalFlinkTest, ScaleUpExampleDetails) {
+  auto out = RunExample("flink-scale-up.json");
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  const Json& src = (*out)["vertices"]["source"];
+  EXPECT_EQ(src["proposedParallelism"], 5);
+  EXPECT_DOUBLE_EQ(src["metrics"]["TARGET_DATA_RATE"]["average"].get<double>(), 150);
+  EXPECT_DOUBLE_EQ(src["metrics"]["CATCH_UP_DATA_RATE"]["current"].get<double>(), 500);
+  EXPECT_DOUBLE_EQ((*out)["globalMetrics"]["GC_PRESSURE"]["current"].get<double>(), 0.03);
+  EXPECT_DOUBLE_EQ((*out)["globalMetrics"]["HEAP_MAX_USAGE_RATIO"]["average"].get<double>(), 0.45);
+  EXPECT_EQ((*out)["scalingSummaries"]["sink"]["newParallelism"], 3);
+  // The committed state: history per scaled vertex and overrides for all vertices.
+  EXPECT_EQ((*out)["state"]["parallelismOverrides"], (Json{{"sink", 3}, {"source", 5}}));
+  EXPECT_EQ((*out)["state"]["scalingHistory"]["source"].size(), 1u);
+  const Json& events = (*out)["decisionLog"]["events"];
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0]["reason"], "ScalingReport");
+  EXPECT_NE(events[0]["message"].get<std::string>().find(
+                "{ Vertex ID source | Parallelism 1 -> 5 | Processing capacity 142.86 -> 714.29 | "
+                "Target data rate 150.00}"),
+            std::string::npos)
+      << events[0]["message"];
+}
+
+TEST(EvalFlinkTest, BehaviorExampleExplainsTheLimit) {
+  auto out = RunExample("flink-behavior.json");
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)["vertices"]["source"]["proposedParallelism"], 5);
+  const Json& reasons = (*out)["decisionLog"]["vertices"]["source"]["reasons"];
+  ASSERT_EQ(reasons.size(), 2u);
+  EXPECT_NE(reasons[1].get<std::string>().find("rate limit 8"), std::string::npos) << reasons;
+  // The HPA engine's history is kept per vertex: one recommendation and one scale-down event.
+  const Json& b = (*out)["state"]["behavior"]["source"];
+  EXPECT_EQ(b["recommendations"].size(), 1u);
+  EXPECT_EQ(b["scaleDownEvents"][0]["replicaChange"], 2);
+}
+
+TEST(EvalFlinkTest, CustomMetricsExampleFlowsToEveryOutput) {
+  auto out = RunExample("flink-custom-metrics.json");
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  // TaskManager scope: current = newest sample, average over both samples.
+  const Json& cpu = (*out)["globalMetrics"]["TM_CPU_AVG"];
+  EXPECT_DOUBLE_EQ(cpu["current"].get<double>(), 0.8);
+  EXPECT_DOUBLE_EQ(cpu["average"].get<double>(), 0.7);
+  // Job scope (Prometheus): the first fetch failed, so only the second sample counts.
+  const Json& lag = (*out)["globalMetrics"]["KAFKA_CONSUMER_LAG"];
+  EXPECT_DOUBLE_EQ(lag["current"].get<double>(), 1000);
+  EXPECT_DOUBLE_EQ(lag["average"].get<double>(), 1000);
+  // Vertex scope: the sink has no value in the newest sample, so no current (never 0).
+  const Json& src = (*out)["vertices"]["source"]["metrics"]["RECORD_LATENCY_MS"];
+  EXPECT_DOUBLE_EQ(src["current"].get<double>(), 180);
+  EXPECT_DOUBLE_EQ(src["average"].get<double>(), 150);
+  const Json& sink = (*out)["vertices"]["sink"]["metrics"]["RECORD_LATENCY_MS"];
+  EXPECT_FALSE(sink.contains("current")) << sink;
+  EXPECT_DOUBLE_EQ(sink["average"].get<double>(), 40);
+  // The scaling summaries handed to the plugin chain carry the vertex metrics too.
+  EXPECT_DOUBLE_EQ(
+      (*out)["scalingSummaries"]["source"]["metrics"]["RECORD_LATENCY_MS"]["average"].get<double>(),
+      150);
+  // The window keeps the values; the failed fetch left KAFKA_CONSUMER_LAG out of sample 0.
+  const Json& window = (*out)["state"]["metricWindow"];
+  ASSERT_EQ(window.size(), 2u);
+  EXPECT_FALSE(window[0]["global"].contains("KAFKA_CONSUMER_LAG")) << window[0];
+  EXPECT_DOUBLE_EQ(window[1]["global"]["KAFKA_CONSUMER_LAG"].get<double>(), 1000);
+  EXPECT_DOUBLE_EQ(window[0]["vertices"]["sink"]["RECORD_LATENCY_MS"].get<double>(), 40);
+  // The decision log records the failures and the evaluated values.
+  const std::string collect = (*out)["decisionLog"]["stages"]["collect"].dump();
+  EXPECT_NE(collect.find("custom metric KAFKA_CONSUMER_LAG in the sample at 2024-05-01T12:00:00Z"),
+            std::string::npos)
+      << collect;
+  EXPECT_NE(collect.find("connection refused; absent from this sample"), std::string::npos)
+      << collect;
+  EXPECT_NE(collect.find("no value for vertex sink"), std::string::npos) << collect;
+  const std::string evaluate = (*out)["decisionLog"]["stages"]["evaluate"].dump();
+  EXPECT_NE(evaluate.find("custom TM_CPU_AVG: current 0.8, window average 0.7"), std::string::npos)
+      << evaluate;
+  EXPECT_NE(evaluate.find("custom RECORD_LATENCY_MS: source current 180, window average 150; "
+                          "sink current absent, window average 40"),
+            std::string::npos)
+      << evaluate;
+}
+
+TEST(EvalFlinkTest, StateRoundTripsThroughASecondCycle) {
+  auto out = RunExample("flink-window-not-full.json");
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ((*out)["state"]["metricWindow"].size(), 2u);
+  // Feed the state back with no new samples: nothing is lost, still not full.
+  Json doc = *ParseJson(*ReadFile(std::string(TRIMTAB_SOURCE_DIR) +
+                                  "/examples/eval/flink-window-not-full.json"),
+                        "doc");
+  doc["samples"] = Json::array();
+  doc["state"] = (*out)["state"];
+  doc["now"] = "2024-05-01T12:00:30Z";
+  auto again = EvaluateFlinkDocument(doc);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ((*again)["outcome"], "WindowNotFull");
+  EXPECT_EQ((*again)["state"]["metricWindow"], (*out)["state"]["metricWindow"]);
+}
+
+TEST(EvalFlinkTest, BadInputNamesTheField) {
+  const Json base = *ParseJson(*ReadFile(std::string(TRIMTAB_SOURCE_DIR) +
+                                         "/examples/eval/flink-scale-up.json"),
+                               "doc");
+  struct Case {
+    std::function<void(Json&)> mutate;
+    std::string message_prefix;
+  };
+  const std::vector<Case> cases = {
+      {[](Json& d) { d.erase("now"); }, "input.now: required field is missing"},
+      {[](Json& d) { d["samples"][1]["vertices"]["sink"]["busyTimeMsPerSecond"] = "busy"; },
+       "input.samples[1].vertices.sink.busyTimeMsPerSecond"},
+      {[](Json& d) { d["samples"][0]["vertices"]["nope"] = Json::object(); },
+       "input.samples[0].vertices.nope: unknown vertex"},
+      {[](Json& d) { d["samples"][0]["vertices"]["source"]["bogus"] = 1; },
+       "input.samples[0].vertices.source.bogus"},
+      {[](Json& d) { d["configuration"]["job.autoscaler.metrics.window"] = "soon"; },
+       "configuration: job.autoscaler.metrics.window: invalid duration"},
+      {[](Json& d) { d["topology"]["vertices"][0]["parallelism"] = 0; },
+       "input.topology.vertices[0].parallelism: must be at least 1"},
+      {[](Json& d) { d["state"] = {{"metricWindow", 3}}; }, "input.state.metricWindow: expected an array"},
+      {[](Json& d) { d["samples"][1]["vertices"]["sink"].erase("busyTimeMsPerSecond"); },
+       "samples[1].vertices.sink.busyTimeMsPerSecond: required metric is missing"},
+      {[](Json& d) { d["samples"][0]["job"]["custom"] = {{"QUEUE_DEPTH", 3}}; },
+       "samples[0].job.custom.QUEUE_DEPTH: custom metric is not declared"},
+      {[](Json& d) {
+         d["customMetrics"] = Json::array({{{"name", "QUEUE_DEPTH"}, {"scope", "job"},
+                                            {"source", "prometheus"}, {"query", "q"}}});
+         d["samples"][0]["vertices"]["sink"]["custom"] = {{"QUEUE_DEPTH", 3}};
+       },
+       "samples[0].vertices.sink.custom.QUEUE_DEPTH: custom metric is declared with scope job"},
+      {[](Json& d) {
+         d["customMetrics"] =
+             Json::array({{{"name", "LOAD"}, {"scope", "vertex"}, {"query", "q"}}});
+       },
+       "customMetrics[0]: metric \"LOAD\" is a built-in metric name"},
+      {[](Json& d) {
+         d["customMetrics"] = Json::array({{{"name", "X"}, {"scope", "cluster"}, {"query", "q"}}});
+       },
+       "input.customMetrics[0].scope: Unsupported value: \"cluster\""},
+  };
+  for (const Case& c : cases) {
+    Json doc = base;
+    c.mutate(doc);
+    auto out = EvaluateFlinkDocument(doc);
+    ASSERT_FALSE(out.ok()) << c.message_prefix;
+    EXPECT_EQ(out.status().message().rfind(c.message_prefix, 0), 0u) << out.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace trimtab::core::flink

@@ -1,0 +1,242 @@
+#include "core/flink/evaluator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace trimtab::core::flink {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double Lookup(const CollectedSample& s, const std::string& metric, const VertexId& vertex) {
+  const std::map<std::string, double>* m = &s.global;
+  if (!vertex.empty()) {
+    auto it = s.vertices.find(vertex);
+    if (it == s.vertices.end()) return kNaN;
+    m = &it->second;
+  }
+  auto it = m->find(metric);
+  return it == m->end() ? kNaN : it->second;
+}
+
+double Seconds(Millis d) { return static_cast<double>(d.count() / 1000); }  // whole seconds
+
+// Java's Math.round for doubles: floor(x + 0.5).
+double JavaRound(double x) { return std::floor(x + 0.5); }
+
+}  // namespace
+
+double Current(const MetricMap& m, const std::string& name) {
+  auto it = m.find(name);
+  return it == m.end() || !it->second.current ? kNaN : *it->second.current;
+}
+double Average(const MetricMap& m, const std::string& name) {
+  auto it = m.find(name);
+  return it == m.end() || !it->second.average ? kNaN : *it->second.average;
+}
+void SetCurrent(MetricMap* m, const std::string& name, double v) {
+  EvaluatedMetric& e = (*m)[name];
+  e.current = std::isnan(v) ? std::nullopt : std::optional<double>(v);
+}
+void SetAverage(MetricMap* m, const std::string& name, double v) {
+  EvaluatedMetric& e = (*m)[name];
+  e.average = std::isnan(v) ? std::nullopt : std::optional<double>(v);
+}
+
+double GetRate(const Window& w, const std::string& metric, const VertexId& vertex) {
+  double first = kNaN, last = kNaN;
+  TimePoint first_ts{}, last_ts{};
+  for (const CollectedSample& s : w) {
+    const double v = Lookup(s, metric, vertex);
+    if (std::isnan(v)) continue;
+    if (std::isnan(first)) {
+      first = v;
+      first_ts = s.time;
+    } else {
+      last = v;
+      last_ts = s.time;
+    }
+  }
+  if (std::isnan(last)) return kNaN;
+  const int64_t diff_ms =
+      std::max<int64_t>(1, std::chrono::duration_cast<Millis>(last_ts - first_ts).count());
+  return 1000.0 * (last - first) / static_cast<double>(diff_ms);
+}
+
+double GetAverage(const Window& w, const std::string& metric, const VertexId& vertex,
+                  int min_observations) {
+  double sum = 0;
+  int n = 0;
+  bool any_inf = false;
+  for (const CollectedSample& s : w) {
+    const double v = Lookup(s, metric, vertex);
+    if (std::isnan(v)) continue;
+    if (std::isinf(v)) {
+      any_inf = true;
+      continue;
+    }
+    sum += v;
+    ++n;
+  }
+  if (n == 0) return any_inf ? kInf : kNaN;
+  return n < min_observations ? kNaN : sum / n;
+}
+
+bool IsProcessingBacklog(const JobTopology& t, const Window& w, const AutoscalerOptions& o) {
+  if (w.empty()) return false;
+  for (const VertexInfo& v : t.vertices) {
+    if (!t.IsSource(v.id)) continue;
+    double lag = Lookup(w.back(), kMetricLag, v.id);
+    if (std::isnan(lag)) lag = 0;
+    const double rate = GetRate(w, kMetricNumRecordsIn, v.id);
+    if (std::isnan(rate)) continue;
+    if (lag / rate > Seconds(o.backlog_processing_lag_threshold)) return true;
+  }
+  return false;
+}
+
+double ComputeBusyTimeAvg(const AutoscalerOptions& o, const Window& w, const VertexId& v,
+                          int parallelism) {
+  if (o.busy_time_aggregator == BusyTimeAggregator::kAvg) {
+    return GetRate(w, kMetricAccumulatedBusyTime, v) / parallelism;
+  }
+  return GetAverage(w, kMetricLoad, v) * 1000;
+}
+
+double ComputeTprInputRate(const AutoscalerOptions& o, const Window& w, const VertexId& v) {
+  if (o.busy_time_aggregator == BusyTimeAggregator::kAvg) {
+    return GetRate(w, kMetricNumRecordsIn, v);
+  }
+  const double avg = GetAverage(w, kMetricNumRecordsInPerSecond, v);
+  return std::isfinite(avg) ? avg : GetRate(w, kMetricNumRecordsIn, v);
+}
+
+double ComputeTrueProcessingRate(double busy_time_avg, double input_rate, const Window& w,
+                                 const VertexId& v, const AutoscalerOptions& o) {
+  const double busy_tpr = input_rate == 0 ? kInf : input_rate / (busy_time_avg / 1000);
+  const double observed = GetAverage(w, kMetricObservedTpr, v, o.observed_tpr_min_observations);
+  if (std::isnan(observed)) return busy_tpr;
+  if (!std::isfinite(busy_tpr)) return observed;
+  return busy_tpr > observed * (1 + o.observed_tpr_switch_threshold) ? observed : busy_tpr;
+}
+
+double ComputeEdgeOutputRatio(const JobTopology& t, const Window& w, const VertexId& from,
+                              const VertexId& to) {
+  const double input_rate = GetRate(w, kMetricNumRecordsIn, from);
+  const std::vector<VertexId> to_inputs = t.Inputs(to);
+  double edge_rate;
+  if (to_inputs.size() == 1) {
+    edge_rate = GetRate(w, kMetricNumRecordsIn, to);
+  } else {
+    double others = 0;
+    for (const VertexId& in : to_inputs) {
+      if (in == from) continue;
+      if (t.Outputs(in).size() == 1) {
+        others += GetRate(w, kMetricNumRecordsOut, in);
+      } else {
+        others = kNaN;
+        break;
+      }
+    }
+    edge_rate = std::isnan(others) ? GetRate(w, kMetricNumRecordsOut, from)
+                                   : GetRate(w, kMetricNumRecordsIn, to) - others;
+  }
+  if (input_rate <= 0 || edge_rate <= 0) return 0;
+  return edge_rate / input_rate;
+}
+
+double TargetProcessingCapacity(const MetricMap& m, const AutoscalerOptions& o,
+                                double utilization, bool with_restart, Millis restart_time) {
+  const double target = Average(m, kMetricTargetDataRate);
+  const double catch_up = Current(m, kMetricCatchUpDataRate);
+  if (std::isnan(target) || std::isnan(catch_up)) return kNaN;
+  const double catch_up_sec = Seconds(o.catch_up_duration);
+  const double restart_catch_up = with_restart && catch_up_sec > 0
+                                      ? target * Seconds(restart_time) / catch_up_sec
+                                      : 0;
+  const double u = std::clamp(utilization, 0.0, 1.0);
+  if (u == 0) return kInf;
+  return JavaRound(catch_up + restart_catch_up + target / u);
+}
+
+void ComputeProcessingRateThresholds(MetricMap* m, const AutoscalerOptions& o,
+                                     bool processing_backlog, Millis restart_time) {
+  double upper, lower;
+  if (processing_backlog) {
+    upper = 1.0;
+    lower = 0.0;
+  } else {
+    upper = o.utilization_max.value_or(o.target_utilization + o.target_utilization_boundary);
+    lower = o.utilization_min.value_or(o.target_utilization - o.target_utilization_boundary);
+  }
+  SetCurrent(m, kMetricScaleUpRateThreshold,
+             TargetProcessingCapacity(*m, o, upper, false, restart_time));
+  SetCurrent(m, kMetricScaleDownRateThreshold,
+             TargetProcessingCapacity(*m, o, lower, true, restart_time));
+}
+
+StatusOr<EvaluatedMetrics> EvaluateMetrics(const JobTopology& t, const Window& w,
+                                           const AutoscalerOptions& o, Millis restart_time,
+                                           bool* processing_backlog) {
+  EvaluatedMetrics out;
+  const bool backlog = IsProcessingBacklog(t, w, o);
+  if (processing_backlog) *processing_backlog = backlog;
+  const CollectedSample& latest = w.back();
+  for (const VertexInfo& info : t.vertices) {
+    MetricMap m;
+    const VertexId& v = info.id;
+    if (t.IsSource(v)) {
+      const double input_rate = GetRate(w, kMetricNumRecordsIn, v);
+      const double lag_rate = GetRate(w, kMetricLag, v);
+      const double ingestion = input_rate + lag_rate;
+      if (std::isnan(ingestion)) {
+        return FailedPreconditionError("vertex " + v +
+                                       ": cannot evaluate metrics without ingestion rate "
+                                       "information (NUM_RECORDS_IN needs two samples)");
+      }
+      SetAverage(&m, kMetricTargetDataRate, std::max(0.0, ingestion));
+      double lag = Lookup(latest, kMetricLag, v);
+      if (std::isnan(lag)) lag = 0;
+      const double catch_up_sec = Seconds(o.catch_up_duration);
+      SetCurrent(&m, kMetricCatchUpDataRate, catch_up_sec == 0 ? 0 : lag / catch_up_sec);
+    } else {
+      double target = 0, catch_up = 0;
+      for (const VertexId& in : t.Inputs(v)) {
+        const MetricMap& im = out.vertices.at(in);
+        const double ratio = ComputeEdgeOutputRatio(t, w, in, v);
+        target += Average(im, kMetricTargetDataRate) * ratio;
+        catch_up += Current(im, kMetricCatchUpDataRate) * ratio;
+      }
+      SetAverage(&m, kMetricTargetDataRate, target);
+      SetCurrent(&m, kMetricCatchUpDataRate, catch_up);
+    }
+    const double busy = ComputeBusyTimeAvg(o, w, v, info.parallelism);
+    SetAverage(&m, kMetricTrueProcessingRate,
+               ComputeTrueProcessingRate(busy, ComputeTprInputRate(o, w, v), w, v, o));
+    SetAverage(&m, kMetricLoad, busy / 1000.0);
+    const double lag = Lookup(latest, kMetricLag, v);
+    if (!std::isnan(lag)) SetCurrent(&m, kMetricLag, lag);
+    SetCurrent(&m, kMetricParallelism, info.parallelism);
+    SetCurrent(&m, kMetricMaxParallelism, info.max_parallelism);
+    SetCurrent(&m, kMetricNumSourcePartitions, info.num_partitions.value_or(0));
+    ComputeProcessingRateThresholds(&m, o, backlog, restart_time);
+    out.vertices[v] = std::move(m);
+  }
+  // Job-wide metrics.
+  const auto latest_global = [&](const char* name) {
+    auto it = latest.global.find(name);
+    return it == latest.global.end() ? kNaN : it->second;
+  };
+  SetCurrent(&out.global, kMetricGcPressure, latest_global(kMetricGcPressure));
+  for (const char* name : {kMetricHeapMaxUsageRatio, kMetricHeapMemoryUsed,
+                           kMetricManagedMemoryUsed, kMetricMetaspaceMemoryUsed}) {
+    SetCurrent(&out.global, name, latest_global(name));
+    SetAverage(&out.global, name, GetAverage(w, name, ""));
+  }
+  SetCurrent(&out.global, kMetricNumTaskSlotsUsed, latest_global(kMetricNumTaskSlotsUsed));
+  return out;
+}
+
+}  // namespace trimtab::core::flink

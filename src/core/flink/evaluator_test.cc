@@ -1,0 +1,301 @@
+// Evaluation rules (reference notes §C.2/§C.3). Expected values are those of upstream
+// ScalingMetricEvaluatorTest / ScalingMetricsTest (values only; tests written here).
+#include "core/flink/evaluator.h"
+
+#include <cmath>
+#include <limits>
+
+#include <gtest/gtest.h>
+
+#include "core/flink/autoscaler.h"
+#include "core/flink/metric_window.h"
+
+namespace trimtab::core::flink {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+CollectedSample Sample(int64_t ms, std::map<VertexId, std::map<std::string, double>> vertices,
+                       std::map<std::string, double> global = {}) {
+  return {FromUnixMillis(ms), std::move(vertices), std::move(global)};
+}
+
+JobTopology SourceSink() {
+  JobTopology t;
+  t.vertices = {{.id = "source", .parallelism = 1, .max_parallelism = 1},
+                {.id = "sink", .parallelism = 1, .max_parallelism = 1}};
+  t.edges = {{"source", "sink", "REBALANCE"}};
+  return t;
+}
+
+Window LagWindow() {
+  // Lag 950 -> 1000, input 0 -> 100 over one second: source data rate 150, output ratio 2.
+  return {Sample(1000, {{"source", {{kMetricLag, 950}, {kMetricNumRecordsIn, 0},
+                                    {kMetricNumRecordsOut, 0}, {kMetricLoad, .8}}},
+                        {"sink", {{kMetricNumRecordsIn, 0}, {kMetricLoad, .4}}}}),
+          Sample(2000, {{"source", {{kMetricLag, 1000}, {kMetricNumRecordsIn, 100},
+                                    {kMetricNumRecordsOut, 200}, {kMetricLoad, .6}}},
+                        {"sink", {{kMetricNumRecordsIn, 200}, {kMetricLoad, .3}}}})};
+}
+
+TEST(EvaluatorTest, LagBasedSourceScaling) {
+  AutoscalerOptions o;
+  o.catch_up_duration = std::chrono::seconds(2);
+  auto e = EvaluateMetrics(SourceSink(), LagWindow(), o, Millis(0));
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  const MetricMap& src = e->vertices.at("source");
+  const MetricMap& sink = e->vertices.at("sink");
+  EXPECT_DOUBLE_EQ(Average(src, kMetricLoad), .7);
+  EXPECT_DOUBLE_EQ(Average(sink, kMetricLoad), .35);
+  EXPECT_FALSE(src.at(kMetricLoad).current.has_value());
+  EXPECT_DOUBLE_EQ(Average(src, kMetricTargetDataRate), 150);
+  EXPECT_DOUBLE_EQ(Current(src, kMetricCatchUpDataRate), 500);
+  EXPECT_DOUBLE_EQ(Average(sink, kMetricTargetDataRate), 300);
+  EXPECT_DOUBLE_EQ(Current(sink, kMetricCatchUpDataRate), 1000);
+  EXPECT_DOUBLE_EQ(Current(src, kMetricLag), 1000);
+  EXPECT_EQ(sink.count(kMetricLag), 0u);
+
+  o.catch_up_duration = std::chrono::seconds(1);
+  e = EvaluateMetrics(SourceSink(), LagWindow(), o, Millis(0));
+  EXPECT_DOUBLE_EQ(Average(e->vertices.at("source"), kMetricTargetDataRate), 150);
+  EXPECT_DOUBLE_EQ(Current(e->vertices.at("source"), kMetricCatchUpDataRate), 1000);
+  EXPECT_DOUBLE_EQ(Average(e->vertices.at("sink"), kMetricTargetDataRate), 300);
+  EXPECT_DOUBLE_EQ(Current(e->vertices.at("sink"), kMetricCatchUpDataRate), 2000);
+
+  // Restart time does not affect evaluated rates.
+  e = EvaluateMetrics(SourceSink(), LagWindow(), o, std::chrono::seconds(2));
+  EXPECT_DOUBLE_EQ(Current(e->vertices.at("sink"), kMetricCatchUpDataRate), 2000);
+
+  o.catch_up_duration = Millis(0);  // lag-based scaling off
+  e = EvaluateMetrics(SourceSink(), LagWindow(), o, Millis(0));
+  EXPECT_DOUBLE_EQ(Average(e->vertices.at("source"), kMetricTargetDataRate), 150);
+  EXPECT_DOUBLE_EQ(Current(e->vertices.at("source"), kMetricCatchUpDataRate), 0);
+  EXPECT_DOUBLE_EQ(Current(e->vertices.at("sink"), kMetricCatchUpDataRate), 0);
+
+  // Zero lag.
+  Window zero = {Sample(3000, {{"source", {{kMetricLag, 0}, {kMetricNumRecordsIn, 100},
+                                           {kMetricNumRecordsOut, 200}, {kMetricLoad, .6}}},
+                               {"sink", {{kMetricNumRecordsIn, 200}, {kMetricLoad, .3}}}}),
+                 Sample(4000, {{"source", {{kMetricLag, 0}, {kMetricNumRecordsIn, 200},
+                                           {kMetricNumRecordsOut, 400}, {kMetricLoad, .6}}},
+                               {"sink", {{kMetricNumRecordsIn, 400}, {kMetricLoad, .3}}}})};
+  o.catch_up_duration = std::chrono::minutes(1);
+  e = EvaluateMetrics(SourceSink(), zero, o, Millis(0));
+  EXPECT_DOUBLE_EQ(Average(e->vertices.at("source"), kMetricTargetDataRate), 100);
+  EXPECT_DOUBLE_EQ(Average(e->vertices.at("sink"), kMetricTargetDataRate), 200);
+}
+
+TEST(EvaluatorTest, MissingIngestionRateIsAnError) {
+  Window one = {Sample(1000, {{"source", {{kMetricLoad, .5}}}, {"sink", {{kMetricLoad, .5}}}}),
+                Sample(2000, {{"source", {{kMetricLoad, .5}}}, {"sink", {{kMetricLoad, .5}}}})};
+  auto e = EvaluateMetrics(SourceSink(), one, AutoscalerOptions{}, Millis(0));
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find("without ingestion rate"), std::string::npos);
+}
+
+std::pair<double, double> Thresholds(double target, double catch_up, const AutoscalerOptions& o,
+                                     Millis restart, bool backlog = false) {
+  MetricMap m;
+  SetAverage(&m, kMetricTargetDataRate, target);
+  SetCurrent(&m, kMetricCatchUpDataRate, catch_up);
+  ComputeProcessingRateThresholds(&m, o, backlog, restart);
+  return {Current(m, kMetricScaleUpRateThreshold), Current(m, kMetricScaleDownRateThreshold)};
+}
+
+TEST(EvaluatorTest, UtilizationBoundaryComputation) {
+  AutoscalerOptions o;
+  o.target_utilization = 0.8;
+  o.utilization_max = 0.9;
+  o.utilization_min = 0.7;
+  o.restart_time = std::chrono::seconds(1);
+  o.catch_up_duration = Millis(0);
+  using P = std::pair<double, double>;
+  EXPECT_EQ(Thresholds(700, 0, o, o.restart_time), (P{778, 1000}));
+  o.catch_up_duration = std::chrono::seconds(2);
+  EXPECT_EQ(Thresholds(700, 350, o, o.restart_time), (P{1128, 1700}));
+  EXPECT_EQ(Thresholds(700, 0, o, o.restart_time), (P{778, 1350}));
+  EXPECT_EQ(Thresholds(700, 350, o, o.restart_time, true), (P{1050, kInf}));
+  EXPECT_EQ(Thresholds(700, 0, o, o.restart_time, true), (P{700, kInf}));
+}
+
+TEST(EvaluatorTest, UtilizationBoundaryWithTrackedRestartTime) {
+  AutoscalerOptions o;
+  o.target_utilization = 0.8;
+  o.utilization_max = 0.9;
+  o.utilization_min = 0.7;
+  o.restart_time = std::chrono::minutes(10);
+  o.catch_up_duration = Millis(0);
+  o.restart_time_tracking_enabled = true;
+  AutoscalerState s;
+  s.scaling_tracking = {{FromUnixMillis(1'700'000'000'000), {}, std::chrono::minutes(3)},
+                        {FromUnixMillis(1'700'001'200'000), {}, std::chrono::minutes(5)}};
+  const Millis restart = EffectiveRestartTime(s, o);
+  EXPECT_EQ(restart, std::chrono::minutes(5));
+  using P = std::pair<double, double>;
+  EXPECT_EQ(Thresholds(700, 0, o, restart), (P{778, 1000}));
+  o.catch_up_duration = std::chrono::minutes(1);
+  EXPECT_EQ(Thresholds(700, 350, o, restart), (P{1128, 4850}));
+  EXPECT_EQ(Thresholds(700, 0, o, restart), (P{778, 4500}));
+  EXPECT_EQ(Thresholds(700, 350, o, restart, true), (P{1050, kInf}));
+  // Tracked restart capped by restart.time-tracking.limit; tracking off -> restart.time.
+  o.restart_time_tracking_limit = std::chrono::minutes(4);
+  EXPECT_EQ(EffectiveRestartTime(s, o), std::chrono::minutes(4));
+  o.restart_time_tracking_enabled = false;
+  EXPECT_EQ(EffectiveRestartTime(s, o), std::chrono::minutes(10));
+}
+
+TEST(EvaluatorTest, BacklogProcessingDetection) {
+  AutoscalerOptions o;  // backlog threshold 5 min = 300 s
+  const JobTopology t = SourceSink();
+  auto window = [](std::map<std::string, double> second) {
+    return Window{Sample(0, {{"source", {{kMetricLag, 0}, {kMetricNumRecordsIn, 0}}}, {"sink", {}}}),
+                  Sample(1000, {{"source", second}, {"sink", {}}})};
+  };
+  EXPECT_FALSE(IsProcessingBacklog(t, window({{kMetricLag, 0}, {kMetricNumRecordsIn, 100}}), o));
+  EXPECT_FALSE(IsProcessingBacklog(t, window({{kMetricNumRecordsIn, 100}}), o));
+  EXPECT_TRUE(IsProcessingBacklog(t, window({{kMetricLag, 250. * 300}, {kMetricNumRecordsIn, 200}}), o));
+  EXPECT_FALSE(IsProcessingBacklog(t, window({{kMetricLag, 180. * 300}, {kMetricNumRecordsIn, 200}}), o));
+}
+
+TEST(EvaluatorTest, ObservedTprSelection) {
+  AutoscalerOptions o;
+  Window w = {Sample(1000, {{"source", {{kMetricObservedTpr, 200}}}}),
+              Sample(2000, {{"source", {{kMetricObservedTpr, 400}}}})};
+  o.observed_tpr_switch_threshold = 0.2;  // busy-time 350 within 300 x 1.2
+  EXPECT_DOUBLE_EQ(ComputeTrueProcessingRate(100, 35, w, "source", o), 350);
+  o.observed_tpr_switch_threshold = 0.1;  // 350 > 330: observed
+  EXPECT_DOUBLE_EQ(ComputeTrueProcessingRate(100, 35, w, "source", o), 300);
+  o.observed_tpr_min_observations = 3;  // not enough observations
+  EXPECT_DOUBLE_EQ(ComputeTrueProcessingRate(100, 35, w, "source", o), 350);
+  // Busy time unknown -> observed.
+  EXPECT_DOUBLE_EQ(ComputeTrueProcessingRate(kNaN, 1, w, "source", AutoscalerOptions{}), 300);
+}
+
+TEST(EvaluatorTest, MissingObservedTprAndZeroRates) {
+  const AutoscalerOptions o;
+  const Window empty;
+  EXPECT_DOUBLE_EQ(ComputeTrueProcessingRate(100, 35, empty, "v", o), 350);
+  EXPECT_EQ(ComputeTrueProcessingRate(0, 100, empty, "v", o), kInf);
+  EXPECT_EQ(ComputeTrueProcessingRate(0, 0, empty, "v", o), kInf);
+  EXPECT_EQ(ComputeTrueProcessingRate(1, 0, empty, "v", o), kInf);
+  EXPECT_EQ(ComputeTrueProcessingRate(kNaN, 0, empty, "v", o), kInf);
+  EXPECT_TRUE(std::isnan(ComputeTrueProcessingRate(kNaN, kNaN, empty, "v", o)));
+}
+
+TEST(EvaluatorTest, GlobalMetrics) {
+  JobTopology t;  // no vertices: only job-wide metrics
+  Window w = {Sample(1000, {}, {{kMetricHeapMaxUsageRatio, 0.5}, {kMetricGcPressure, 0.6},
+                                {kMetricHeapMemoryUsed, 512}, {kMetricManagedMemoryUsed, 420},
+                                {kMetricMetaspaceMemoryUsed, 110}})};
+  auto e = EvaluateMetrics(t, w, AutoscalerOptions{}, Millis(0));
+  ASSERT_TRUE(e.ok());
+  EXPECT_DOUBLE_EQ(Current(e->global, kMetricGcPressure), 0.6);
+  EXPECT_DOUBLE_EQ(Average(e->global, kMetricHeapMemoryUsed), 512);
+  EXPECT_TRUE(std::isnan(Current(e->global, kMetricNumTaskSlotsUsed)));
+  w.push_back(Sample(2000, {}, {{kMetricHeapMaxUsageRatio, 0.7}, {kMetricGcPressure, 0.8},
+                                {kMetricHeapMemoryUsed, 1024}, {kMetricManagedMemoryUsed, 840},
+                                {kMetricMetaspaceMemoryUsed, 220}, {kMetricNumTaskSlotsUsed, 42}}));
+  e = EvaluateMetrics(t, w, AutoscalerOptions{}, Millis(0));
+  EXPECT_DOUBLE_EQ(Current(e->global, kMetricHeapMaxUsageRatio), 0.7);
+  EXPECT_DOUBLE_EQ(Average(e->global, kMetricHeapMaxUsageRatio), 0.6);
+  EXPECT_DOUBLE_EQ(Current(e->global, kMetricGcPressure), 0.8);
+  EXPECT_DOUBLE_EQ(Average(e->global, kMetricHeapMemoryUsed), 768);
+  EXPECT_DOUBLE_EQ(Average(e->global, kMetricManagedMemoryUsed), 630);
+  EXPECT_DOUBLE_EQ(Average(e->global, kMetricMetaspaceMemoryUsed), 165);
+  EXPECT_DOUBLE_EQ(Current(e->global, kMetricNumTaskSlotsUsed), 42);
+}
+
+TEST(EvaluatorTest, BusyTimeAggregators) {
+  Window w = {Sample(1000, {{"v", {{kMetricLoad, 0.2}, {kMetricAccumulatedBusyTime, 10000}}}}),
+              Sample(2000, {{"v", {{kMetricLoad, 0.3}, {kMetricAccumulatedBusyTime, 10200}}}}),
+              Sample(3000, {{"v", {{kMetricLoad, 0.4}, {kMetricAccumulatedBusyTime, 10400}}}})};
+  AutoscalerOptions o;
+  for (auto agg : {BusyTimeAggregator::kMax, BusyTimeAggregator::kMin}) {
+    o.busy_time_aggregator = agg;
+    EXPECT_DOUBLE_EQ(ComputeBusyTimeAvg(o, w, "v", 2), 300);
+  }
+  o.busy_time_aggregator = BusyTimeAggregator::kAvg;  // 400 ms over 2 s, per subtask
+  EXPECT_DOUBLE_EQ(ComputeBusyTimeAvg(o, w, "v", 2), 100);
+  EXPECT_DOUBLE_EQ(ComputeBusyTimeAvg(o, w, "v", 1), 200);
+}
+
+TEST(EvaluatorTest, TprInputRatePrefersPerSecondGaugeForMaxAggregator) {
+  Window w = {Sample(1000, {{"v", {{kMetricNumRecordsIn, 0}, {kMetricNumRecordsInPerSecond, 90}}}}),
+              Sample(3000, {{"v", {{kMetricNumRecordsIn, 200}, {kMetricNumRecordsInPerSecond, 110}}}})};
+  AutoscalerOptions o;
+  EXPECT_DOUBLE_EQ(ComputeTprInputRate(o, w, "v"), 100);  // average of 90 and 110
+  o.busy_time_aggregator = BusyTimeAggregator::kAvg;
+  EXPECT_DOUBLE_EQ(ComputeTprInputRate(o, w, "v"), 100);  // 200 records / 2 s
+  Window no_gauge = {Sample(1000, {{"v", {{kMetricNumRecordsIn, 0}}}}),
+                     Sample(2000, {{"v", {{kMetricNumRecordsIn, 50}}}})};
+  o.busy_time_aggregator = BusyTimeAggregator::kMax;
+  EXPECT_DOUBLE_EQ(ComputeTprInputRate(o, no_gauge, "v"), 50);  // fallback to the counter rate
+}
+
+TEST(EvaluatorTest, OutputRatiosWithTwoInputs) {
+  // source1, source2 -> op (two inputs, each source has one output) -> sink.
+  JobTopology t;
+  t.vertices = {{.id = "s1"}, {.id = "s2"}, {.id = "op"}, {.id = "sink"}};
+  t.edges = {{"s1", "op", "REBALANCE"}, {"s2", "op", "REBALANCE"}, {"op", "sink", "REBALANCE"}};
+  Window w = {Sample(1000, {{"s1", {{kMetricNumRecordsIn, 100}, {kMetricNumRecordsOut, 100}}},
+                            {"s2", {{kMetricNumRecordsIn, 100}, {kMetricNumRecordsOut, 100}}},
+                            {"op", {{kMetricNumRecordsIn, 100}, {kMetricNumRecordsOut, 100}}},
+                            {"sink", {{kMetricNumRecordsIn, 100}}}}),
+              Sample(2000, {{"s1", {{kMetricNumRecordsIn, 200}, {kMetricNumRecordsOut, 300}}},
+                            {"s2", {{kMetricNumRecordsIn, 200}, {kMetricNumRecordsOut, 100}}},
+                            {"op", {{kMetricNumRecordsIn, 300}, {kMetricNumRecordsOut, 200}}},
+                            {"sink", {{kMetricNumRecordsIn, 200}}}})};
+  // Edge s1 -> op = rate(in of op) 200 - rate(out of s2) 0 = 200 over s1's input 100 -> 2.
+  EXPECT_DOUBLE_EQ(ComputeEdgeOutputRatio(t, w, "s1", "op"), 2);
+  EXPECT_DOUBLE_EQ(ComputeEdgeOutputRatio(t, w, "s2", "op"), 0);  // 200 - 200 = 0
+  EXPECT_DOUBLE_EQ(ComputeEdgeOutputRatio(t, w, "op", "sink"), 0.5);
+}
+
+TEST(CollectSampleTest, LoadRoundingLagAndObservedTpr) {
+  JobTopology t = SourceSink();
+  AutoscalerOptions o;  // observed TPR lag threshold 30 s
+  RawSample raw;
+  raw.time = FromUnixMillis(5000);
+  raw.vertices["source"] = {.busy_time_max = 512.3456, .busy_time_min = 100, .busy_time_avg = 300,
+                            .num_records_in = 1000, .num_records_in_per_second = 100,
+                            .pending_records = 3000, .back_pressured_time_ms_per_second = 500};
+  raw.vertices["sink"] = {.busy_time_max = 0.0004, .num_records_in = 500,
+                          .num_records_in_per_second = 50};
+  raw.job = {.gc_time_ms_per_second = 250, .heap_used = 300, .heap_max = 1200,
+             .task_slots_total = 8, .task_slots_available = 3};
+  auto s = CollectSample(raw, t, o, {}, "samples[0]");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_DOUBLE_EQ(s->vertices.at("source").at(kMetricLoad), 0.512);
+  EXPECT_DOUBLE_EQ(s->vertices.at("sink").at(kMetricLoad), 0.0000004);  // would round to 0
+  EXPECT_DOUBLE_EQ(s->vertices.at("source").at(kMetricLag), 3000);
+  // lag 3000 >= 30 s x 100/s: observed = 100 / (1 - 0.5).
+  EXPECT_DOUBLE_EQ(s->vertices.at("source").at(kMetricObservedTpr), 200);
+  EXPECT_DOUBLE_EQ(s->vertices.at("sink").at(kMetricNumRecordsInPerSecond), 50);
+  EXPECT_EQ(s->vertices.at("source").count(kMetricNumRecordsInPerSecond), 0u);
+  EXPECT_DOUBLE_EQ(s->global.at(kMetricGcPressure), 0.25);
+  EXPECT_DOUBLE_EQ(s->global.at(kMetricHeapMaxUsageRatio), 0.25);
+  EXPECT_DOUBLE_EQ(s->global.at(kMetricNumTaskSlotsUsed), 5);
+
+  // Below the lag threshold the observed TPR is the average of the stored ones (needs 2).
+  raw.vertices["source"].pending_records = 100;
+  auto s2 = CollectSample(raw, t, o, {*s}, "samples[1]");
+  EXPECT_EQ(s2->vertices.at("source").count(kMetricObservedTpr), 0u);
+  CollectedSample other = *s;
+  other.vertices["source"][kMetricObservedTpr] = 300;
+  s2 = CollectSample(raw, t, o, {*s, other}, "samples[1]");
+  EXPECT_DOUBLE_EQ(s2->vertices.at("source").at(kMetricObservedTpr), 250);
+  // Nothing flowing: infinite observed TPR.
+  raw.vertices["source"].num_records_in_per_second = 0;
+  s2 = CollectSample(raw, t, o, {}, "samples[1]");
+  EXPECT_EQ(s2->vertices.at("source").at(kMetricObservedTpr), kInf);
+
+  raw.vertices["sink"].busy_time_max.reset();
+  auto bad = CollectSample(raw, t, o, {}, "samples[3]");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "samples[3].vertices.sink.busyTimeMsPerSecond: required metric is missing");
+}
+
+}  // namespace
+}  // namespace trimtab::core::flink

@@ -1,0 +1,198 @@
+#include "core/flink/metric_window.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/flink/custom_metrics.h"
+
+namespace trimtab::core::flink {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+void Put(std::map<std::string, double>* m, const char* name, std::optional<double> v) {
+  if (v && !std::isnan(*v)) (*m)[name] = std::isfinite(*v) ? RoundMetric(*v) : *v;
+}
+
+// Average of the OBSERVED_TPR values stored in the window (NaN when fewer than min_obs).
+double AverageObservedTpr(const std::vector<CollectedSample>& window, const VertexId& v,
+                          int min_obs) {
+  double sum = 0;
+  int n = 0;
+  bool any_inf = false;
+  for (const CollectedSample& s : window) {
+    auto vit = s.vertices.find(v);
+    if (vit == s.vertices.end()) continue;
+    auto it = vit->second.find(kMetricObservedTpr);
+    if (it == vit->second.end() || std::isnan(it->second)) continue;
+    if (std::isinf(it->second)) {
+      any_inf = true;
+      continue;
+    }
+    sum += it->second;
+    ++n;
+  }
+  if (n == 0) return any_inf ? kInf : std::numeric_limits<double>::quiet_NaN();
+  return n < min_obs ? std::numeric_limits<double>::quiet_NaN() : sum / n;
+}
+
+// Copies custom metric values (unrounded) into a collected metric map.
+Status CopyCustom(const std::map<std::string, double>& custom, const std::string& path,
+                  std::map<std::string, double>* out) {
+  for (const auto& [name, value] : custom) {
+    if (IsBuiltInMetricName(name)) {
+      return InvalidArgumentError(path + "." + name +
+                                  ": a custom metric may not use a built-in metric name");
+    }
+    if (!std::isfinite(value)) {
+      return InvalidArgumentError(path + "." + name + ": custom metric value must be finite");
+    }
+    (*out)[name] = value;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+double RoundMetric(double v) {
+  if (!std::isfinite(v)) return v;
+  const double r = std::round(v * 1000.0) / 1000.0;
+  return r == 0.0 ? v : r;
+}
+
+StatusOr<CollectedSample> CollectSample(const RawSample& raw, const JobTopology& topology,
+                                        const AutoscalerOptions& options,
+                                        const std::vector<CollectedSample>& window,
+                                        const std::string& path) {
+  CollectedSample out;
+  out.time = raw.time;
+  for (const VertexInfo& info : topology.vertices) {
+    auto& m = out.vertices[info.id];
+    const bool source = topology.IsSource(info.id);
+    if (info.finished) {
+      // Finished vertices report all-zero metrics (upstream) and are never scaled.
+      m[kMetricLoad] = 0;
+      m[kMetricNumRecordsIn] = 0;
+      m[kMetricNumRecordsOut] = 0;
+      m[kMetricAccumulatedBusyTime] = 0;
+      if (source) m[kMetricLag] = 0;
+      continue;
+    }
+    auto it = raw.vertices.find(info.id);
+    const std::string vpath = path + ".vertices." + info.id;
+    if (it == raw.vertices.end()) {
+      return InvalidArgumentError(vpath + ": metrics of vertex \"" + info.id + "\" are missing");
+    }
+    const RawVertexMetrics& r = it->second;
+    std::optional<double> busy;
+    switch (options.busy_time_aggregator) {
+      case BusyTimeAggregator::kMax: busy = r.busy_time_max; break;
+      case BusyTimeAggregator::kMin: busy = r.busy_time_min; break;
+      case BusyTimeAggregator::kAvg: busy = r.busy_time_avg; break;
+    }
+    if (!busy) {
+      return InvalidArgumentError(vpath + ".busyTimeMsPerSecond: required metric is missing");
+    }
+    Put(&m, kMetricLoad, std::max(0.0, *busy / 1000.0));
+    Put(&m, kMetricAccumulatedBusyTime, r.accumulated_busy_time);
+    Put(&m, kMetricNumRecordsIn, r.num_records_in);
+    Put(&m, kMetricNumRecordsOut, r.num_records_out);
+    if (!source) {
+      Put(&m, kMetricNumRecordsInPerSecond, r.num_records_in_per_second);
+      continue;
+    }
+    const double lag = r.pending_records.value_or(0.0);
+    Put(&m, kMetricLag, lag);
+    // Observed true processing rate (sources only).
+    std::optional<double> rate = r.num_records_in_per_second;
+    if (!rate) rate = r.num_records_out_per_second;
+    if (!rate) continue;
+    double observed;
+    if (*rate == 0) {
+      observed = kInf;
+    } else if (lag >= static_cast<double>(options.observed_tpr_lag_threshold.count()) / 1000.0 *
+                          *rate) {
+      const double bp = r.back_pressured_time_ms_per_second.value_or(0.0);
+      observed = bp >= 1000 ? std::numeric_limits<double>::quiet_NaN()
+                            : *rate / (1 - bp / 1000.0);
+    } else {
+      observed = AverageObservedTpr(window, info.id, options.observed_tpr_min_observations);
+    }
+    Put(&m, kMetricObservedTpr, observed);
+  }
+  for (const auto& [id, r] : raw.vertices) {
+    if (r.custom.empty() || !topology.Find(id)) continue;
+    TRIMTAB_RETURN_IF_ERROR(
+        CopyCustom(r.custom, path + ".vertices." + id + ".custom", &out.vertices[id]));
+  }
+  TRIMTAB_RETURN_IF_ERROR(CopyCustom(raw.job.custom, path + ".job.custom", &out.global));
+  const RawJobMetrics& j = raw.job;
+  if (j.gc_time_ms_per_second) Put(&out.global, kMetricGcPressure, *j.gc_time_ms_per_second / 1000);
+  Put(&out.global, kMetricHeapMemoryUsed, j.heap_used);
+  if (j.heap_used && j.heap_max && *j.heap_max > 0) {
+    Put(&out.global, kMetricHeapMaxUsageRatio, *j.heap_used / *j.heap_max);
+  }
+  Put(&out.global, kMetricManagedMemoryUsed, j.managed_memory_used);
+  Put(&out.global, kMetricMetaspaceMemoryUsed, j.metaspace_used);
+  if (j.task_slots_total && j.task_slots_available) {
+    Put(&out.global, kMetricNumTaskSlotsUsed, *j.task_slots_total - *j.task_slots_available);
+  }
+  return out;
+}
+
+StatusOr<WindowStatus> UpdateMetricWindow(const std::vector<RawSample>& raw,
+                                          const JobTopology& topology,
+                                          const AutoscalerOptions& options,
+                                          std::optional<TimePoint> job_running_since,
+                                          TimePoint now, AutoscalerState* state) {
+  WindowStatus status;
+  std::vector<CollectedSample>& window = state->metric_window;
+  // Restart detection: the job became RUNNING after our oldest sample.
+  if (job_running_since && !window.empty() && *job_running_since > window.front().time) {
+    window.clear();
+    status.restarted = true;
+  }
+  std::vector<size_t> order(raw.size());
+  for (size_t i = 0; i < raw.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return raw[a].time < raw[b].time; });
+  for (size_t i : order) {
+    if (!window.empty() && raw[i].time <= window.back().time) {
+      ++status.ignored;
+      continue;
+    }
+    if (job_running_since && raw[i].time < *job_running_since) {
+      ++status.ignored;  // collected before the current run of the job
+      continue;
+    }
+    TRIMTAB_ASSIGN_OR_RETURN(
+        CollectedSample s,
+        CollectSample(raw[i], topology, options, window, "samples[" + std::to_string(i) + "]"));
+    window.push_back(std::move(s));
+    ++status.added;
+  }
+  const TimePoint running = job_running_since.value_or(TimePoint{});
+  status.stable_time = running + options.stabilization_interval;
+  status.stabilizing = now < status.stable_time;
+  // Window full: the first sample at/after the stable time plus the window size.
+  TimePoint first_stable = now;
+  for (const CollectedSample& s : window) {
+    if (s.time >= status.stable_time) {
+      first_stable = std::min(first_stable, s.time);
+      break;
+    }
+  }
+  status.window_full_time = first_stable + options.metrics_window;
+  if (!status.stabilizing && now >= status.window_full_time) {
+    status.fully_collected = true;
+    const TimePoint cutoff = now - options.metrics_window;
+    auto keep = std::find_if(window.begin(), window.end(),
+                             [&](const CollectedSample& s) { return s.time >= cutoff; });
+    status.trimmed = static_cast<size_t>(keep - window.begin());
+    window.erase(window.begin(), keep);
+  }
+  return status;
+}
+
+}  // namespace trimtab::core::flink

@@ -1,0 +1,196 @@
+#include "core/flink/vertex_scaler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/flink/delayed_scale_down.h"
+#include "core/flink/evaluator.h"
+#include "core/flink/parallelism_alignment.h"
+
+namespace trimtab::core::flink {
+namespace {
+
+std::string Num(double v) {
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  if (std::isnan(v)) return "NaN";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.6g", v);
+  return buf;
+}
+
+}  // namespace
+
+int ScaleParallelism(int current, bool has_hash_input, int num_partitions, int max_parallelism,
+                     double scale_factor, int lower, int upper, AlignmentMode mode,
+                     std::optional<std::string>* limited) {
+  const double raw = std::min(std::ceil(scale_factor * current),
+                              static_cast<double>(std::numeric_limits<int>::max()));
+  const int upper_bound = std::min(max_parallelism, upper);
+  int p = std::min(std::max(lower, static_cast<int>(raw)), upper_bound);
+  if (p == current) return p;
+  AlignmentResult a = AlignParallelism({.proposed = p,
+                                        .current = current,
+                                        .num_partitions = num_partitions,
+                                        .max_parallelism = max_parallelism,
+                                        .lower = lower,
+                                        .upper = upper,
+                                        .has_hash_input = has_hash_input},
+                                       mode);
+  if (limited) *limited = a.limited;
+  return a.parallelism;
+}
+
+double ObservedScalingCoefficient(const std::vector<ScalingHistoryEntry>& history,
+                                  const AutoscalerOptions& o) {
+  if (history.empty() ||
+      static_cast<int>(history.size()) < o.observed_scalability_min_observations) {
+    return 1.0;
+  }
+  // Baseline: TPR of the newest entry that ran with parallelism 1, else TPR per subtask of the
+  // newest entry with the smallest parallelism.
+  double baseline = std::numeric_limits<double>::quiet_NaN();
+  for (auto it = history.rbegin(); it != history.rend(); ++it) {
+    if (it->summary.current_parallelism == 1) {
+      baseline = Average(it->summary.metrics, kMetricTrueProcessingRate);
+      break;
+    }
+  }
+  if (std::isnan(baseline)) {
+    const ScalingHistoryEntry* smallest = nullptr;
+    for (auto it = history.rbegin(); it != history.rend(); ++it) {
+      if (!smallest || it->summary.current_parallelism < smallest->summary.current_parallelism) {
+        smallest = &*it;
+      }
+    }
+    baseline = Average(smallest->summary.metrics, kMetricTrueProcessingRate) /
+               smallest->summary.current_parallelism;
+  }
+  if (std::isnan(baseline) || baseline == 0) return 1.0;
+  double sum_pr = 0, sum_pp = 0;
+  for (const ScalingHistoryEntry& e : history) {
+    const double p = e.summary.current_parallelism;
+    const double r = Average(e.summary.metrics, kMetricTrueProcessingRate);
+    if (std::isnan(r)) return 1.0;
+    sum_pr += p * r;
+    sum_pp += p * p;
+  }
+  if (sum_pp == 0) return 1.0;
+  double alpha = sum_pr / (sum_pp * baseline);
+  if (!std::isfinite(alpha)) return 1.0;
+  alpha = std::clamp(alpha, o.observed_scalability_coefficient_min, 1.0);
+  return std::ceil(alpha * 100.0 - 1e-9) / 100.0;
+}
+
+bool OutsideUtilizationBound(const MetricMap& m) {
+  const double tpr = Average(m, kMetricTrueProcessingRate);
+  return tpr < Current(m, kMetricScaleUpRateThreshold) ||
+         tpr > Current(m, kMetricScaleDownRateThreshold);
+}
+
+ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
+                                                const VertexScalingInput& in, MetricMap* metrics,
+                                                std::map<VertexId, VertexDelayedScaleDown>* delayed,
+                                                std::vector<AutoscalerEvent>* events) {
+  ParallelismChange none;
+  const int current = static_cast<int>(Current(*metrics, kMetricParallelism));
+  const double tpr = Average(*metrics, kMetricTrueProcessingRate);
+  if (std::isnan(tpr)) {
+    none.reason = "true processing rate is not available";
+    return none;
+  }
+  const double target_capacity =
+      TargetProcessingCapacity(*metrics, o, o.target_utilization, true, in.restart_time);
+  if (std::isnan(target_capacity)) {
+    none.reason = "target data rate is not available";
+    return none;
+  }
+  double scale_factor = target_capacity / tpr;
+  static const std::vector<ScalingHistoryEntry> kEmpty;
+  const std::vector<ScalingHistoryEntry>& history = in.history ? *in.history : kEmpty;
+  if (o.observed_scalability_enabled) scale_factor /= ObservedScalingCoefficient(history, o);
+  scale_factor = std::clamp(scale_factor, 1 - o.max_scale_down_factor, 1 + o.max_scale_up_factor);
+
+  const int lower = std::min(current, o.vertex_min_parallelism);
+  const int upper = std::max(current, o.vertex_max_parallelism);
+  std::optional<std::string> limited;
+  const int num_partitions = static_cast<int>(Current(*metrics, kMetricNumSourcePartitions));
+  const int max_parallelism = static_cast<int>(Current(*metrics, kMetricMaxParallelism));
+  const int new_p = ScaleParallelism(current, in.has_hash_input,
+                                     num_partitions > 0 ? num_partitions : 0, max_parallelism,
+                                     scale_factor, lower, upper, o.alignment_mode, &limited);
+  if (limited) {
+    events->push_back({"Warning", "ScalingLimited",
+                       "Scaling limited detected for " + in.vertex + " (" + *limited});
+    // Upstream text: "... for <v> (expected parallelism: X, actual parallelism Y). ..."
+    std::string& msg = events->back().message;
+    const size_t dot = msg.find(". Scaling limited due to");
+    if (dot != std::string::npos) msg.insert(dot, ")");
+  }
+  if (new_p == current) {
+    delayed->erase(in.vertex);
+    none.reason = "already at target parallelism " + std::to_string(current) +
+                  " (scale factor " + Num(scale_factor) + ")";
+    return none;
+  }
+  SetCurrent(metrics, kMetricExpectedProcessingRate, tpr / current * new_p);
+  const bool outside = OutsideUtilizationBound(*metrics);
+  const std::string band = outside ? "outside utilization band" : "within utilization band";
+
+  if (new_p > current) {
+    delayed->erase(in.vertex);
+    if (!history.empty()) {
+      const ScalingSummary& last = history.back().summary;
+      if (current == last.new_parallelism && last.new_parallelism > last.current_parallelism) {
+        const double last_tpr = Average(last.metrics, kMetricTrueProcessingRate);
+        const double last_expected = Current(last.metrics, kMetricExpectedProcessingRate);
+        const double expected_increase = last_expected - last_tpr;
+        const double actual_increase = tpr - last_tpr;
+        if (!(actual_increase / expected_increase >= o.scaling_effectiveness_threshold)) {
+          const bool block = o.scaling_effectiveness_detection_enabled;
+          events->push_back(
+              {"Normal", "IneffectiveScaling",
+               "Ineffective scaling detected for " + in.vertex + " (expected increase: " +
+                   Num(expected_increase) + ", actual increase " + Num(actual_increase) +
+                   "). Blocking of ineffective scaling decisions is " +
+                   (block ? "enabled" : "disabled")});
+          if (block) {
+            metrics->erase(kMetricExpectedProcessingRate);
+            none.reason = "ineffective scaling: expected increase " + Num(expected_increase) +
+                          " got " + Num(actual_increase) + "; scale-up to " +
+                          std::to_string(new_p) + " blocked";
+            return none;
+          }
+        }
+      }
+    }
+    return {true, new_p, outside,
+            "scale up " + std::to_string(current) + " -> " + std::to_string(new_p) + " (" + band +
+                ")"};
+  }
+
+  // Scale down: delayed by scale-down.interval.
+  if (o.scale_down_interval.count() <= 0) {
+    return {true, new_p, outside,
+            "scale down " + std::to_string(current) + " -> " + std::to_string(new_p) + " (" +
+                band + ")"};
+  }
+  const TimePoint window_start = in.now - o.scale_down_interval;
+  VertexDelayedScaleDown& d = TriggerScaleDown(delayed, in.vertex, in.now, new_p, outside);
+  if (window_start < d.first_trigger_time) {
+    metrics->erase(kMetricExpectedProcessingRate);
+    none.reason = "scale-down to " + std::to_string(new_p) + " delayed until " +
+                  FormatRfc3339(d.first_trigger_time + o.scale_down_interval) +
+                  " (scale-down.interval " + FormatFlinkDuration(o.scale_down_interval) + ")";
+    return none;
+  }
+  // Upstream keeps EXPECTED_PROCESSING_RATE of this cycle's recommendation (new_p) here.
+  const DelayedScaleDownRecommendation best = MaxRecommendation(&d, window_start);
+  return {true, best.parallelism, best.outside_utilization_bound,
+          "scale down " + std::to_string(current) + " -> " + std::to_string(best.parallelism) +
+              " (highest recommendation within scale-down.interval " +
+              FormatFlinkDuration(o.scale_down_interval) + "; " +
+              (best.outside_utilization_bound ? "outside" : "within") + " utilization band)"};
+}
+
+}  // namespace trimtab::core::flink

@@ -1,0 +1,62 @@
+// Target parallelism of one vertex (reference notes §C.4, §C.6, §C.7): scale factor from the
+// target processing capacity and the true processing rate, capped by the max up/down factors,
+// clamped to min/max parallelism, aligned to key groups / partitions, then ineffective-scaling
+// detection for scale-ups and delayed scale-down for scale-downs.
+//
+// Thread-safety: pure functions (state passed explicitly).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "core/flink/autoscaler_options.h"
+#include "core/flink/autoscaler_state.h"
+#include "core/flink/decision_log.h"
+#include "core/scaling_types.h"
+
+namespace trimtab::core::flink {
+
+struct ParallelismChange {
+  bool change = false;  // false = keep the current parallelism
+  int new_parallelism = 0;
+  bool outside_utilization_bound = false;
+  // Why, for the decision log ("within utilization band", "scale-down delayed until ...").
+  std::string reason;
+};
+
+struct VertexScalingInput {
+  VertexId vertex;
+  bool has_hash_input = false;
+  const std::vector<ScalingHistoryEntry>* history = nullptr;  // may be null = empty
+  Millis restart_time{0};
+  TimePoint now;
+};
+
+// Upstream JobVertexScaler.scale: ceil(scale_factor × current) clamped to
+// [lower, min(max_parallelism, upper)] and aligned when it differs from `current`.
+// REQUIRES: lower <= upper.
+int ScaleParallelism(int current, bool has_hash_input, int num_partitions, int max_parallelism,
+                     double scale_factor, int lower, int upper, AlignmentMode mode,
+                     std::optional<std::string>* limited = nullptr);
+
+// Observed scalability coefficient α in [coefficient-min, 1], rounded up to 2 decimals; 1.0
+// without enough history or with unknown rates.
+double ObservedScalingCoefficient(const std::vector<ScalingHistoryEntry>& history,
+                                  const AutoscalerOptions& o);
+
+// Computes the change for one vertex. `metrics` must hold PARALLELISM, MAX_PARALLELISM,
+// NUM_SOURCE_PARTITIONS, TRUE_PROCESSING_RATE, TARGET_DATA_RATE, CATCH_UP_DATA_RATE and the
+// thresholds; EXPECTED_PROCESSING_RATE is added when the algorithm wants a change.
+// `delayed` is updated (triggered / cleared); events (IneffectiveScaling, ScalingLimited) are
+// appended to `events`.
+ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
+                                                const VertexScalingInput& in, MetricMap* metrics,
+                                                std::map<VertexId, VertexDelayedScaleDown>* delayed,
+                                                std::vector<AutoscalerEvent>* events);
+
+// True when the average TPR is below the scale-up or above the scale-down threshold.
+bool OutsideUtilizationBound(const MetricMap& m);
+
+}  // namespace trimtab::core::flink

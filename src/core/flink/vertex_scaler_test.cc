@@ -1,0 +1,325 @@
+// Target parallelism, alignment, delayed scale-down and ineffective-scaling rules. Expected
+// values are those of upstream JobVertexScalerTest (values only; the tests are written here).
+#include "core/flink/vertex_scaler.h"
+
+#include <climits>
+
+#include <gtest/gtest.h>
+
+#include "core/flink/evaluator.h"
+#include "core/flink/parallelism_alignment.h"
+
+namespace trimtab::core::flink {
+namespace {
+
+constexpr int kMax = INT_MAX;
+
+class VertexScalerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    o_.max_scale_down_factor = 1.0;
+    o_.max_scale_up_factor = static_cast<double>(INT_MAX);
+    o_.catch_up_duration = Millis(0);
+  }
+
+  // Upstream test helper `evaluated(parallelism, target, tpr)`: max parallelism 720, no
+  // partitions, thresholds from the current options.
+  MetricMap Evaluated(int parallelism, double target, double tpr, double catch_up = 0) {
+    MetricMap m;
+    SetCurrent(&m, kMetricParallelism, parallelism);
+    SetCurrent(&m, kMetricMaxParallelism, 720);
+    SetCurrent(&m, kMetricNumSourcePartitions, 0);
+    SetAverage(&m, kMetricTargetDataRate, target);
+    SetCurrent(&m, kMetricCatchUpDataRate, catch_up);
+    SetAverage(&m, kMetricTrueProcessingRate, tpr);
+    ComputeProcessingRateThresholds(&m, o_, false, o_.restart_time);
+    return m;
+  }
+
+  ParallelismChange Compute(MetricMap* m, bool hash = false,
+                            const std::vector<ScalingHistoryEntry>* history = nullptr) {
+    return ComputeScaleTargetParallelism(o_, {"v", hash, history, o_.restart_time, now_}, m,
+                                         &delayed_, &events_);
+  }
+  ParallelismChange Compute(int p, double target, double tpr, bool hash = false) {
+    MetricMap m = Evaluated(p, target, tpr);
+    return Compute(&m, hash);
+  }
+
+  static void ExpectChange(const ParallelismChange& c, int p, bool outside) {
+    EXPECT_TRUE(c.change) << c.reason;
+    EXPECT_EQ(c.new_parallelism, p) << c.reason;
+    EXPECT_EQ(c.outside_utilization_bound, outside) << c.reason;
+  }
+
+  AutoscalerOptions o_;
+  TimePoint now_ = FromUnixMillis(1'700'000'000'000);
+  std::map<VertexId, VertexDelayedScaleDown> delayed_;
+  std::vector<AutoscalerEvent> events_;
+};
+
+TEST_F(VertexScalerTest, ParallelismScalingWithHashInputInBothModes) {
+  for (AlignmentMode mode : {AlignmentMode::kBalanced, AlignmentMode::kEvenlySpread,
+                             AlignmentMode::kLegacyEvenlySpread}) {
+    SCOPED_TRACE(std::string(AlignmentModeName(mode)));
+    o_ = AutoscalerOptions{};
+    SetUp();
+    o_.alignment_mode = mode;
+    o_.scale_down_interval = Millis(0);
+    o_.target_utilization = 1.0;
+    ExpectChange(Compute(10, 50, 100, true), 5, true);
+    o_.target_utilization = 0.8;
+    ExpectChange(Compute(10, 50, 100, true), 8, false);
+    EXPECT_FALSE(Compute(10, 80, 100, true).change);
+    ExpectChange(Compute(10, 60, 100, true), 8, false);
+    ExpectChange(Compute(10, 59, 100, true), 8, false);
+    o_.target_utilization = 0.5;
+    ExpectChange(Compute(2, 100, 40, true), 10, true);
+    o_.target_utilization = 0.6;
+    ExpectChange(Compute(2, 100, 100, true), 4, true);
+    o_.target_utilization = 1.0;
+    o_.max_scale_down_factor = 0.5;
+    ExpectChange(Compute(10, 10, 100, true), 5, true);
+    o_.max_scale_down_factor = 0.6;
+    ExpectChange(Compute(10, 10, 100, true), 4, true);
+    o_.max_scale_up_factor = 0.5;
+    ExpectChange(Compute(10, 200, 10, true), 15, true);
+    o_.max_scale_up_factor = 0.6;
+    ExpectChange(Compute(10, 200, 10, true), 16, true);
+  }
+}
+
+TEST_F(VertexScalerTest, WithoutHashInputNoAlignment) {
+  o_.scale_down_interval = Millis(0);
+  o_.target_utilization = 0.8;
+  // 50 / 0.8 = 62.5 -> 63; 0.63 x 10 = 6.3 -> 7 (not aligned to 720 key groups).
+  ExpectChange(Compute(10, 50, 100, false), 7, false);
+}
+
+TEST(ScaleParallelismTest, Computation) {
+  const auto s = [](int cur, int maxp, double sf) {
+    return ScaleParallelism(cur, false, 0, maxp, sf, 1, kMax, AlignmentMode::kBalanced);
+  };
+  EXPECT_EQ(s(1, 720, 0.0001), 1);
+  EXPECT_EQ(s(2, 720, 0.1), 1);
+  EXPECT_EQ(s(6, 720, 0.8), 5);
+  EXPECT_EQ(s(16, 128, 1.5), 24);
+  EXPECT_EQ(s(200, 720, 2), 400);
+  EXPECT_EQ(s(200, 720, INT_MAX), 720);
+}
+
+TEST(ScaleParallelismTest, AdjustmentEvenlySpread) {
+  for (AlignmentMode mode : {AlignmentMode::kEvenlySpread, AlignmentMode::kLegacyEvenlySpread}) {
+    const auto s = [&](int cur, int maxp, double sf) {
+      return ScaleParallelism(cur, true, 0, maxp, sf, 1, kMax, mode);
+    };
+    EXPECT_EQ(s(6, 36, 0.8), 6);
+    EXPECT_EQ(s(16, 128, 1.5), 32);
+    EXPECT_EQ(s(200, 720, 1.3), 360);
+    EXPECT_EQ(s(200, 720, INT_MAX), 720);
+    EXPECT_EQ(s(10, 128, 2.5), 32);
+  }
+  EXPECT_EQ(ScaleParallelism(10, true, 0, 128, 2.5, 1, 128,
+                             AlignmentMode::kLegacyMaximizeUtilisation),
+            26);
+}
+
+TEST(ScaleParallelismTest, AdjustmentBalancedAcceptsLoadReducingValues) {
+  const auto s = [](int cur, int maxp, double sf) {
+    return ScaleParallelism(cur, true, 0, maxp, sf, 1, kMax, AlignmentMode::kBalanced);
+  };
+  EXPECT_EQ(s(6, 36, 0.8), 6);       // 5 does not reduce 36/5 = 7; 6 divides 36
+  EXPECT_EQ(s(16, 128, 1.5), 26);    // 128/26 = 4 < 128/24 = 5
+  EXPECT_EQ(s(10, 128, 2.5), 26);    // as MAXIMIZE_UTILISATION
+  EXPECT_EQ(s(200, 720, 1.3), 360);  // first value with 720/p < 2 is the divisor 360
+}
+
+TEST(ScaleParallelismTest, SourcePartitionsTakePrecedenceOverKeyGroups) {
+  // 7 partitions, proposal 3 (scale-up from 2): 7 has no divisor in [3, 7) -> EVENLY_SPREAD
+  // searches up to 7.
+  EXPECT_EQ(ScaleParallelism(2, false, 7, 128, 1.5, 1, kMax, AlignmentMode::kEvenlySpread), 7);
+  // BALANCED: 7/4 = 1 < 7/3 = 2 -> 4.
+  EXPECT_EQ(ScaleParallelism(2, false, 7, 128, 1.5, 1, kMax, AlignmentMode::kBalanced), 4);
+  EXPECT_EQ(ScaleParallelism(2, false, 7, 128, 1.5, 1, kMax, AlignmentMode::kOff), 3);
+}
+
+TEST(ScaleParallelismTest, WithLimitsLegacyRelaxedSearch) {
+  const auto s = [](int cur, int maxp, double sf, int lo, int hi) {
+    return ScaleParallelism(cur, true, 0, maxp, sf, lo, hi, AlignmentMode::kLegacyEvenlySpread);
+  };
+  EXPECT_EQ(s(6, 720, 0.8, 1, 700), 5);
+  EXPECT_EQ(s(8, 720, 0.8, 8, 700), 8);
+  EXPECT_EQ(s(16, 128, 1.5, 1, kMax), 32);
+  EXPECT_EQ(s(16, 128, 1.5, 60, kMax), 64);
+  EXPECT_EQ(s(200, 720, 2, 1, 300), 240);
+  EXPECT_EQ(s(200, 720, INT_MAX, 1, 600), 360);
+}
+
+TEST(ScaleParallelismTest, WithLimitsMainModesKeepTheProposal) {
+  for (AlignmentMode mode : {AlignmentMode::kBalanced, AlignmentMode::kEvenlySpread}) {
+    EXPECT_EQ(ScaleParallelism(200, true, 0, 720, 2, 1, 300, mode), 300);
+    EXPECT_EQ(ScaleParallelism(200, true, 0, 720, INT_MAX, 1, 600, mode), 600);
+  }
+}
+
+TEST(AlignParallelismTest, LegacyBlocksWhenDirectionWouldInvert) {
+  // Scale down 10 -> 9 with 11 partitions: no divisor in [9, 10]; relaxed search finds 6
+  // (11/5 = 2 > 11/9 = 1, then 6 because 11 % 5 != 0) which keeps the direction.
+  AlignmentResult r = AlignParallelism(
+      {.proposed = 9, .current = 10, .num_partitions = 11, .max_parallelism = 128, .lower = 1,
+       .upper = 200, .has_hash_input = false},
+      AlignmentMode::kLegacyEvenlySpread);
+  EXPECT_EQ(r.parallelism, 6);
+  ASSERT_TRUE(r.limited.has_value());
+  EXPECT_NE(r.limited->find("expected parallelism: 9, actual parallelism 6"), std::string::npos);
+  // Scale up 5 -> 6 with 11 partitions capped at upper 10: nothing in [6, 10] divides 11; the
+  // relaxed search returns 6 (11/5 = 2 > 11/6 = 1 -> 5, +1) which is still a scale-up.
+  r = AlignParallelism({.proposed = 6, .current = 5, .num_partitions = 11,
+                        .max_parallelism = 128, .lower = 1, .upper = 10},
+                       AlignmentMode::kLegacyEvenlySpread);
+  EXPECT_EQ(r.parallelism, 6);
+  EXPECT_FALSE(r.limited.has_value());
+  // Scale up 4 -> 5 with 12 partitions capped at upper 5: 5 does not divide 12 and the relaxed
+  // search lands on 4 (12/4 = 3 > 12/5 = 2, 4 divides 12) which would not be a scale-up:
+  // blocked, current parallelism kept.
+  r = AlignParallelism({.proposed = 5, .current = 4, .num_partitions = 12,
+                        .max_parallelism = 128, .lower = 1, .upper = 5},
+                       AlignmentMode::kLegacyEvenlySpread);
+  EXPECT_EQ(r.parallelism, 4);
+  ASSERT_TRUE(r.limited.has_value());
+  EXPECT_NE(r.limited->find("expected parallelism: 5, actual parallelism 4"), std::string::npos);
+}
+
+TEST_F(VertexScalerTest, MinParallelismLimitIsUsed) {
+  o_.vertex_min_parallelism = 5;
+  o_.scale_down_interval = Millis(0);
+  ExpectChange(Compute(10, 100, 500), 5, true);
+  EXPECT_FALSE(Compute(4, 100, 500).change);  // current below the minimum is respected
+}
+
+TEST_F(VertexScalerTest, MaxParallelismLimitIsUsed) {
+  o_.vertex_max_parallelism = 10;
+  o_.target_utilization = 1.0;
+  EXPECT_FALSE(Compute(10, 500, 100).change);
+  EXPECT_FALSE(Compute(12, 500, 100).change);  // current above the maximum is respected
+}
+
+TEST_F(VertexScalerTest, DisabledScaleDownIntervalScalesDownAtOnce) {
+  o_.target_utilization = 1.0;
+  o_.scale_down_interval = Millis(0);
+  ExpectChange(Compute(10, 50, 100), 5, true);
+  EXPECT_TRUE(delayed_.empty());
+}
+
+TEST_F(VertexScalerTest, ScaleDownAfterIntervalUsesHighestRecommendation) {
+  o_.target_utilization = 1.0;
+  o_.scale_down_interval = std::chrono::minutes(1);
+  const TimePoint t0 = now_;
+  EXPECT_FALSE(Compute(100, 800, 1000).change);
+  now_ = t0 + std::chrono::seconds(10);
+  EXPECT_FALSE(Compute(100, 900, 1000).change);
+  now_ = t0 + std::chrono::seconds(40);
+  EXPECT_FALSE(Compute(100, 720, 1000).change);
+  now_ = t0 + std::chrono::seconds(59);
+  ParallelismChange c = Compute(100, 640, 1000);
+  EXPECT_FALSE(c.change);
+  EXPECT_NE(c.reason.find("delayed until"), std::string::npos) << c.reason;
+  now_ = t0 + std::chrono::seconds(60);
+  ExpectChange(Compute(100, 700, 1000), 90, false);
+}
+
+TEST_F(VertexScalerTest, ImmediateScaleUpWithinScaleDownInterval) {
+  o_.target_utilization = 1.0;
+  o_.scale_down_interval = std::chrono::minutes(1);
+  const TimePoint t0 = now_;
+  EXPECT_FALSE(Compute(100, 800, 1000).change);
+  EXPECT_FALSE(delayed_.empty());
+  now_ = t0 + std::chrono::seconds(10);
+  EXPECT_FALSE(Compute(100, 900, 1000).change);
+  EXPECT_FALSE(delayed_.empty());
+  now_ = t0 + std::chrono::seconds(12);
+  ExpectChange(Compute(100, 1700, 1000), 170, true);
+  EXPECT_TRUE(delayed_.empty());
+}
+
+TEST_F(VertexScalerTest, DelayedScaleDownCancelledWhenTargetEqualsCurrent) {
+  o_.target_utilization = 1.0;
+  o_.scale_down_interval = std::chrono::minutes(1);
+  const TimePoint t0 = now_;
+  EXPECT_FALSE(Compute(100, 800, 1000).change);
+  now_ = t0 + std::chrono::seconds(10);
+  EXPECT_FALSE(Compute(100, 900, 1000).change);
+  EXPECT_FALSE(delayed_.empty());
+  now_ = t0 + std::chrono::seconds(12);
+  EXPECT_FALSE(Compute(100, 1000, 1000).change);
+  EXPECT_TRUE(delayed_.empty());
+}
+
+TEST_F(VertexScalerTest, IneffectiveScalingDetection) {
+  o_.scaling_effectiveness_detection_enabled = true;
+  o_.target_utilization = 1.0;
+  o_.scale_down_interval = Millis(0);
+  std::vector<ScalingHistoryEntry> history;
+
+  MetricMap m = Evaluated(5, 100, 50);
+  ExpectChange(Compute(&m, false, &history), 10, true);
+  EXPECT_EQ(Current(m, kMetricExpectedProcessingRate), 100);
+  history.push_back({now_, {5, 10, m}});
+
+  m = Evaluated(10, 180, 90);  // effective: 80% of the expected increase
+  ExpectChange(Compute(&m, false, &history), 20, true);
+  EXPECT_EQ(Current(m, kMetricExpectedProcessingRate), 180);
+  history.push_back({now_, {10, 20, m}});
+
+  m = Evaluated(20, 180, 94);  // 90 -> 94 instead of 90 -> 180: ineffective, blocked
+  ParallelismChange c = Compute(&m, false, &history);
+  EXPECT_FALSE(c.change);
+  EXPECT_NE(c.reason.find("ineffective scaling"), std::string::npos);
+  ASSERT_FALSE(events_.empty());
+  EXPECT_EQ(events_.back().reason, "IneffectiveScaling");
+  EXPECT_EQ(events_.back().message,
+            "Ineffective scaling detected for v (expected increase: 90, actual increase 4). "
+            "Blocking of ineffective scaling decisions is enabled");
+
+  m = Evaluated(20, 180, 98);  // still < 10%
+  EXPECT_FALSE(Compute(&m, false, &history).change);
+
+  m = Evaluated(10, 180, 90);  // user rescaled manually: current != last new parallelism
+  ExpectChange(Compute(&m, false, &history), 20, true);
+
+  m = Evaluated(20, 180, 100);  // just over 10%: effective
+  ExpectChange(Compute(&m, false, &history), 36, true);
+
+  o_.scaling_effectiveness_detection_enabled = false;  // detected, not blocked
+  m = Evaluated(20, 180, 90);
+  ExpectChange(Compute(&m, false, &history), 40, true);
+  EXPECT_NE(events_.back().message.find("is disabled"), std::string::npos);
+
+  o_.scaling_effectiveness_detection_enabled = true;  // scale-downs are never blocked
+  m = Evaluated(20, 45, 90);
+  ExpectChange(Compute(&m, false, &history), 10, true);
+}
+
+TEST(ObservedScalingCoefficientTest, LeastSquaresClampedAndRoundedUp) {
+  AutoscalerOptions o;
+  o.observed_scalability_enabled = true;
+  const auto entry = [](int p, double tpr) {
+    ScalingHistoryEntry e;
+    e.summary.current_parallelism = p;
+    SetAverage(&e.summary.metrics, kMetricTrueProcessingRate, tpr);
+    return e;
+  };
+  // Too few observations -> linear.
+  EXPECT_EQ(ObservedScalingCoefficient({entry(1, 100), entry(2, 180)}, o), 1.0);
+  // Baseline 100 (p = 1); alpha = (1*100 + 2*180 + 4*300) / ((1 + 4 + 16) * 100) = 0.7905 -> 0.80.
+  EXPECT_DOUBLE_EQ(ObservedScalingCoefficient({entry(1, 100), entry(2, 180), entry(4, 300)}, o),
+                   0.80);
+  // Perfectly linear -> 1.0; very poor scaling clamps at coefficient-min.
+  EXPECT_DOUBLE_EQ(ObservedScalingCoefficient({entry(1, 100), entry(2, 200), entry(4, 400)}, o),
+                   1.0);
+  EXPECT_DOUBLE_EQ(ObservedScalingCoefficient({entry(1, 100), entry(2, 100), entry(4, 100)}, o),
+                   0.5);
+}
+
+}  // namespace
+}  // namespace trimtab::core::flink

@@ -1,0 +1,48 @@
+#include "plugins/resource_gate/resource_gate.h"
+
+#include <cstdio>
+
+#include "core/chain/plugin_metric_names.h"
+#include "core/chain/slot_math.h"
+
+namespace trimtab::plugins {
+namespace {
+
+std::string Fixed2(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+}  // namespace
+
+StatusOr<core::ExecutorResult> ResourceGate::Execute(const core::ExecutorContext& context,
+                                                     const core::ScalingSummaries& summaries,
+                                                     core::CycleState& cycle, Json& plugin_state) {
+  if (!options_.gate_scale_downs && !core::HasScaleUp(summaries)) {
+    return core::ExecutorResult::Approve("no scale-up to gate");
+  }
+  std::optional<double> cpu;
+  auto it = context.metrics.global.find(core::kMetricTaskManagerCpuAvg);
+  if (it != context.metrics.global.end()) {
+    const core::EvaluatedMetric& m = it->second;
+    cpu = options_.use_current ? m.current : (m.average ? m.average : m.current);
+  }
+  if (!cpu) {
+    return core::ExecutorResult::Veto(std::string("metric ") + core::kMetricTaskManagerCpuAvg +
+                                      " is unavailable");
+  }
+  std::string comparison = "TaskManager CPU " + Fixed2(*cpu);
+  if (*cpu >= options_.cpu_threshold) {
+    return core::ExecutorResult::Approve(comparison + " >= threshold " +
+                                         Fixed2(options_.cpu_threshold));
+  }
+  return core::ExecutorResult::Veto(comparison + " is below threshold " +
+                                    Fixed2(options_.cpu_threshold));
+}
+
+std::vector<core::MetricRequirement> ResourceGate::RequiredMetrics() const {
+  return {core::TaskManagerCpuRequirement()};
+}
+
+}  // namespace trimtab::plugins

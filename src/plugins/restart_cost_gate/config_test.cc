@@ -1,0 +1,46 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "plugins/restart_cost_gate/restart_cost_gate.h"
+
+namespace trimtab::plugins {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(RestartCostGateConfigTest, Parses) {
+  auto o = ParseRestartCostGateOptions(
+      Json::parse(R"({"periodSeconds": 600, "restartSeconds": 45,
+                      "scaleDownRecordsPerSlotSecond": 2.5, "slotSharing": false})"),
+      "c");
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->period_seconds, 600);
+  EXPECT_EQ(o->restart_seconds, 45);
+  EXPECT_EQ(o->scale_down_records_per_slot_second, 2.5);
+  EXPECT_FALSE(o->slot_sharing);
+  auto d = ParseRestartCostGateOptions(Json::object(), "c");
+  EXPECT_EQ(d->period_seconds, 3600);
+  EXPECT_EQ(d->restart_seconds, 60);
+}
+
+TEST(RestartCostGateConfigTest, Rejects) {
+  EXPECT_THAT(ParseRestartCostGateOptions(Json::parse(R"({"periodSeconds": 0})"), "c")
+                  .status().message(),
+              HasSubstr("c.periodSeconds: must be > 0"));
+  EXPECT_THAT(ParseRestartCostGateOptions(Json::parse(R"({"restartSeconds": -1})"), "c")
+                  .status().message(),
+              HasSubstr("c.restartSeconds: must be >= 0"));
+  EXPECT_THAT(ParseRestartCostGateOptions(Json::parse(R"({"period": 1})"), "c").status().message(),
+              HasSubstr("c.period"));
+}
+
+TEST(RestartCostGateConfigTest, Registers) {
+  core::ExecutorPluginRegistry registry;
+  ASSERT_TRUE(RegisterRestartCostGate(registry).ok());
+  EXPECT_EQ(registry.Types(), std::vector<std::string>{"restart-cost-gate"});
+}
+
+}  // namespace
+}  // namespace trimtab::plugins

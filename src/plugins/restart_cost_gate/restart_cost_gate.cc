@@ -1,0 +1,119 @@
+#include "plugins/restart_cost_gate/restart_cost_gate.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+
+#include "core/chain/slot_math.h"
+
+namespace trimtab::plugins {
+namespace {
+
+std::string Fixed0(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
+std::optional<double> Pick(const core::MetricMap& metrics, const char* name, bool prefer_average) {
+  auto it = metrics.find(name);
+  if (it == metrics.end()) return std::nullopt;
+  const core::EvaluatedMetric& m = it->second;
+  if (prefer_average) return m.average ? m.average : m.current;
+  return m.current ? m.current : m.average;
+}
+
+// A vertex metric from the context, else from the vertex's summary.
+std::optional<double> VertexMetric(const core::ExecutorContext& context,
+                                   const core::ScalingSummaries& summaries,
+                                   const core::VertexId& id, const char* name,
+                                   bool prefer_average) {
+  if (auto v = context.metrics.vertices.find(id); v != context.metrics.vertices.end()) {
+    if (auto value = Pick(v->second, name, prefer_average)) return value;
+  }
+  if (auto s = summaries.find(id); s != summaries.end()) {
+    return Pick(s->second.metrics, name, prefer_average);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+StatusOr<core::ExecutorResult> RestartCostGate::Execute(const core::ExecutorContext& context,
+                                                        const core::ScalingSummaries& summaries,
+                                                        core::CycleState& cycle,
+                                                        Json& plugin_state) {
+  const bool scale_up = core::HasScaleUp(summaries);
+  const bool gate_down = options_.scale_down_records_per_slot_second > 0;
+  if (!scale_up && !gate_down) return core::ExecutorResult::Approve("scale-down not gated");
+  const core::JobTopology& topology = context.topology;
+  if (topology.vertices.empty()) {
+    return FailedPreconditionError("restart-cost-gate: the job topology is unknown");
+  }
+  const double period = options_.period_seconds;
+
+  double input_rate = 0;
+  double lag = 0;
+  for (const core::VertexInfo& v : topology.vertices) {
+    if (!topology.IsSource(v.id)) continue;
+    std::optional<double> rate =
+        VertexMetric(context, summaries, v.id, core::kMetricTargetDataRate, true);
+    if (!rate) {
+      return core::ExecutorResult::Veto(std::string("metric ") + core::kMetricTargetDataRate +
+                                        " of source " + v.id + " is unavailable");
+    }
+    input_rate += *rate;
+    lag += VertexMetric(context, summaries, v.id, core::kMetricLag, false).value_or(0);
+  }
+
+  double benefit = 0;
+  if (scale_up) {
+    constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+    double before = kUnbounded;
+    double after = kUnbounded;
+    for (const core::VertexInfo& v : topology.vertices) {
+      std::optional<double> tpr =
+          VertexMetric(context, summaries, v.id, core::kMetricTrueProcessingRate, true);
+      auto s = summaries.find(v.id);
+      bool scaled_up = s != summaries.end() &&
+                       s->second.new_parallelism > s->second.current_parallelism;
+      if (!tpr) {
+        if (scaled_up) {
+          return core::ExecutorResult::Veto(std::string("metric ") +
+                                            core::kMetricTrueProcessingRate + " of vertex " +
+                                            v.id + " is unavailable");
+        }
+        continue;  // unknown capacity of an unchanged vertex: not the known bottleneck
+      }
+      double new_rate = *tpr;
+      if (s != summaries.end()) {
+        std::optional<double> expected =
+            Pick(s->second.metrics, core::kMetricExpectedProcessingRate, false);
+        new_rate = expected ? *expected
+                            : *tpr * s->second.new_parallelism /
+                                  std::max(1, s->second.current_parallelism);
+      }
+      before = std::min(before, *tpr);
+      after = std::min(after, new_rate);
+    }
+    const double demand = lag + input_rate * period;
+    benefit += std::min(after * period, demand) - std::min(before * period, demand);
+  }
+  if (gate_down) {
+    int freed = core::SlotsNeeded(topology, summaries, options_.slot_sharing, false) -
+                core::SlotsNeeded(topology, summaries, options_.slot_sharing, true);
+    if (freed > 0) benefit += freed * period * options_.scale_down_records_per_slot_second;
+  }
+  const double cost = options_.restart_seconds * input_rate;
+  const std::string numbers = "expected benefit " + Fixed0(benefit) + " records over " +
+                              Fixed0(period) + "s";
+  const std::string cost_text = "restart cost " + Fixed0(cost) + " records (" +
+                                Fixed0(options_.restart_seconds) + "s downtime at " +
+                                Fixed0(input_rate) + " records/s)";
+  if (benefit < cost) {
+    return core::ExecutorResult::Veto(numbers + " is below the " + cost_text);
+  }
+  return core::ExecutorResult::Approve(numbers + " covers the " + cost_text);
+}
+
+}  // namespace trimtab::plugins

@@ -1,0 +1,63 @@
+// restart-cost-gate: vetoes a rescale that does not pay for its restart. A rescale restarts the
+// job; during the downtime input keeps arriving and must be caught up afterwards. That is the
+// restart cost, in records:
+//
+//   cost = restartSeconds * R                R = sum of the sources' TARGET_DATA_RATE (records/s)
+//
+// The benefit is what the new parallelism processes over the next `periodSeconds` that the old
+// one would not, bounded by what there is to process (the backlog plus the input of the period):
+//
+//   capacity  = min over vertices of TRUE_PROCESSING_RATE (the bottleneck), before and after; a
+//               scaled vertex's new rate is its EXPECTED_PROCESSING_RATE, or its current rate
+//               scaled by new/current parallelism
+//   demand    = L + R * period                L = sum of the sources' LAG (records)
+//   benefit   = min(after * period, demand) - min(before * period, demand)
+//
+// Scale-downs are not gated unless scaleDownRecordsPerSlotSecond > 0: then freed slots count as a
+// benefit of freed_slots * period * that value (how many records one slot-second is worth).
+// benefit < cost -> veto; otherwise approve. A missing TARGET_DATA_RATE of a source or a missing
+// TRUE_PROCESSING_RATE of a scaled-up vertex is a veto (unknown benefit).
+//
+// Config: {"periodSeconds": 3600, "restartSeconds": 60, "scaleDownRecordsPerSlotSecond": 0,
+//          "slotSharing": true}
+//
+// Thread-safety: immutable after construction.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/json.h"
+#include "common/status.h"
+#include "core/chain/executor_plugin.h"
+#include "core/chain/plugin_registry.h"
+
+namespace trimtab::plugins {
+
+inline constexpr const char kRestartCostGateType[] = "restart-cost-gate";
+
+struct RestartCostGateOptions {
+  double period_seconds = 3600;  // horizon over which a rescale must pay off (> 0)
+  double restart_seconds = 60;   // expected downtime of a rescale (>= 0)
+  double scale_down_records_per_slot_second = 0;  // 0: scale-downs are not gated
+  bool slot_sharing = true;      // slots = max parallelism (true) or sum (false)
+};
+
+class RestartCostGate final : public core::ExecutorPlugin {
+ public:
+  RestartCostGate(core::PluginIdentity identity, RestartCostGateOptions options)
+      : ExecutorPlugin(std::move(identity)), options_(options) {}
+
+  StatusOr<core::ExecutorResult> Execute(const core::ExecutorContext& context,
+                                         const core::ScalingSummaries& summaries,
+                                         core::CycleState& cycle, Json& plugin_state) override;
+
+ private:
+  RestartCostGateOptions options_;
+};
+
+StatusOr<RestartCostGateOptions> ParseRestartCostGateOptions(const Json& config,
+                                                             const std::string& path);
+Status RegisterRestartCostGate(core::ExecutorPluginRegistry& registry);
+
+}  // namespace trimtab::plugins

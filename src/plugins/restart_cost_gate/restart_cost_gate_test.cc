@@ -1,0 +1,110 @@
+#include "plugins/restart_cost_gate/restart_cost_gate.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/chain/chain_test_util.h"
+
+namespace trimtab::plugins {
+namespace {
+
+using core::ChainVerdict;
+using core::EvaluatedMetric;
+using core::testing::LinearTopology;
+using core::testing::Summary;
+
+// Source v0 -> v1. Input 1000 records/s; the source could read 5000/s.
+core::ExecutorContext Context(double v1_rate, double lag, std::vector<int> parallelism = {2, 2}) {
+  core::ExecutorContext c{.job_key = "ns/job"};
+  c.topology = LinearTopology(parallelism);
+  c.metrics.vertices["v0"][core::kMetricTargetDataRate] = EvaluatedMetric{.current = 1200, .average = 1000};
+  c.metrics.vertices["v0"][core::kMetricLag] = EvaluatedMetric{.current = lag};
+  c.metrics.vertices["v0"][core::kMetricTrueProcessingRate] = EvaluatedMetric{.average = 5000};
+  c.metrics.vertices["v1"][core::kMetricTrueProcessingRate] = EvaluatedMetric{.average = v1_rate};
+  return c;
+}
+
+StatusOr<core::ExecutorResult> Gate(const core::ExecutorContext& c, const core::ScalingSummaries& s,
+                                    RestartCostGateOptions options = {}) {
+  RestartCostGate plugin({"restart", 0}, options);
+  core::CycleState cycle;
+  Json state;
+  return plugin.Execute(c, s, cycle, state);
+}
+
+TEST(RestartCostGateTest, ScalingTheBottleneckWithBacklogPaysOff) {
+  // Before 800/s, after 1600/s; demand 600000 + 1000*3600 = 4.2M; benefit 4.2M - 2.88M.
+  auto r = Gate(Context(800, 600000), {{"v1", Summary(2, 4)}});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->verdict, ChainVerdict::kApprove);
+  EXPECT_EQ(r->reason,
+            "expected benefit 1320000 records over 3600s covers the restart cost 60000 records "
+            "(60s downtime at 1000 records/s)");
+}
+
+TEST(RestartCostGateTest, NoDeficitNoBenefit) {
+  auto r = Gate(Context(1200, 0), {{"v1", Summary(2, 4)}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->verdict, ChainVerdict::kVeto);
+  EXPECT_EQ(r->reason,
+            "expected benefit 0 records over 3600s is below the restart cost 60000 records "
+            "(60s downtime at 1000 records/s)");
+}
+
+TEST(RestartCostGateTest, SmallBacklogBelowCostIsVetoedLargerPasses) {
+  // Capacity equals input; the only gain is clearing the backlog.
+  auto small = Gate(Context(1000, 30000), {{"v1", Summary(2, 4)}});
+  EXPECT_EQ(small->verdict, ChainVerdict::kVeto);
+  auto large = Gate(Context(1000, 90000), {{"v1", Summary(2, 4)}});
+  EXPECT_EQ(large->verdict, ChainVerdict::kApprove);
+  // A longer downtime makes the same rescale too expensive: 120s * 1000/s > 90000.
+  auto slow = Gate(Context(1000, 90000), {{"v1", Summary(2, 4)}}, {.restart_seconds = 120});
+  EXPECT_EQ(slow->verdict, ChainVerdict::kVeto);
+}
+
+TEST(RestartCostGateTest, ScalingANonBottleneckVertexHasNoBenefit) {
+  auto r = Gate(Context(800, 600000), {{"v0", Summary(2, 4)}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->verdict, ChainVerdict::kVeto);
+}
+
+TEST(RestartCostGateTest, ExpectedProcessingRateIsPreferred) {
+  core::ScalingSummary s = Summary(2, 4);
+  s.metrics[core::kMetricExpectedProcessingRate] = EvaluatedMetric{.current = 1100};
+  // Before 900*3600 = 3.24M, after min(1100*3600, 3.6M) = 3.6M.
+  auto r = Gate(Context(900, 0), {{"v1", s}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->verdict, ChainVerdict::kApprove);
+  EXPECT_EQ(r->reason.substr(0, 33), "expected benefit 360000 records o");
+}
+
+TEST(RestartCostGateTest, MissingMetricsVeto) {
+  core::ExecutorContext no_rate = Context(800, 1000);
+  no_rate.metrics.vertices["v0"].erase(core::kMetricTargetDataRate);
+  auto r = Gate(no_rate, {{"v1", Summary(2, 4)}});
+  EXPECT_EQ(r->verdict, ChainVerdict::kVeto);
+  EXPECT_EQ(r->reason, "metric TARGET_DATA_RATE of source v0 is unavailable");
+
+  core::ExecutorContext no_tpr = Context(800, 1000);
+  no_tpr.metrics.vertices["v1"].erase(core::kMetricTrueProcessingRate);
+  auto t = Gate(no_tpr, {{"v1", Summary(2, 4)}});
+  EXPECT_EQ(t->reason, "metric TRUE_PROCESSING_RATE of vertex v1 is unavailable");
+}
+
+TEST(RestartCostGateTest, ScaleDownsGatedOnlyWhenValued) {
+  core::ScalingSummaries down{{"v1", Summary(4, 2)}};
+  core::ExecutorContext c = Context(800, 0, {2, 4});
+  auto free_pass = Gate(c, down);
+  EXPECT_EQ(free_pass->verdict, ChainVerdict::kApprove);
+  EXPECT_EQ(free_pass->reason, "scale-down not gated");
+  // Two freed slots over an hour: 7200 slot-seconds.
+  auto cheap = Gate(c, down, {.scale_down_records_per_slot_second = 1});
+  EXPECT_EQ(cheap->verdict, ChainVerdict::kVeto);
+  auto valuable = Gate(c, down, {.scale_down_records_per_slot_second = 10});
+  EXPECT_EQ(valuable->verdict, ChainVerdict::kApprove);
+  EXPECT_EQ(valuable->reason.substr(0, 38), "expected benefit 72000 records over 36");
+}
+
+}  // namespace
+}  // namespace trimtab::plugins

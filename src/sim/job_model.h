@@ -1,0 +1,232 @@
+// JobModel: a streaming job (Flink-like) simulated in virtual time, as a fluid model with one
+// value per subtask.
+//
+// Each Step(dt):
+//   1. Sources' partitions receive the workload rate (records/s, spread evenly over partitions);
+//      unread records are the backlog (Kafka lag, `pendingRecords`).
+//   2. Every source subtask offers min(capacity, backlog of its partitions / dt).
+//   3. Demand flows downstream through the edges (forward: subtask to subtask; rebalance: evenly;
+//      hash: by the key share of each consumer's key-group range) times each vertex's
+//      selectivity. Bounded buffers are modelled by their steady state: every producer is
+//      throttled to the smallest capacity/demand ratio of the subtasks it feeds, transitively,
+//      so a slow downstream subtask throttles all of its producers up to the sources.
+//   4. Time accounting per subtask follows Flink: busy = processed / capacity; the rest is
+//      backpressured if a saturated subtask lies downstream (output buffers full), else idle.
+//      Gauges and meters are 60-s windows updated every 5 s of virtual time (aligned to
+//      multiples of 5 s, like Flink's global view updater); they restart from zero after a
+//      restart, so rates ramp up for 60 s.
+//   5. Checkpoints trigger every interval, capture the source read offsets, and commit them
+//      when they complete (duration = base + state size / bandwidth).
+// Rescale() and Fail() stop the job for base downtime + state size / restore bandwidth (plus a
+// savepoint when rescaling from a savepoint); input keeps arriving, so lag piles up and drains
+// afterwards at (bottleneck capacity - input rate). A restore from a checkpoint rewinds every
+// partition's read offset to the committed offset: nothing is skipped and the re-read records
+// are counted in reprocessed_records().
+//
+// Time is kept in integer milliseconds so long runs do not drift.
+//
+// Usage:
+//   TRIMTAB_ASSIGN_OR_RETURN(std::unique_ptr<JobModel> m, JobModel::Create(spec, /*seed=*/7));
+//   m->SetSourceRate(0, 50'000);
+//   for (int i = 0; i < 600; ++i) m->Step(1.0);
+//   JobMetrics metrics = m->Snapshot();
+//   StatusOr<double> downtime = m->Rescale({{"window", 8}});
+//
+// Thread-safety: not thread-safe; one model per thread. Step() does not allocate.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "core/scaling_types.h"
+#include "sim/job_spec.h"
+#include "sim/metrics.h"
+
+namespace trimtab::sim {
+
+// Offsets of one source partition, in records since the start of the simulation.
+struct PartitionOffsets {
+  double end = 0;        // records produced into the partition (the log end offset)
+  double read = 0;       // records the reader has consumed (its current position)
+  double committed = 0;  // read position captured by the last completed checkpoint/savepoint
+};
+
+struct RescaleOptions {
+  // Where to restore from; default: the job's restart.rescaleFrom.
+  std::optional<RestoreSource> restore_from;
+  // No downtime and no rewind. Only for analytical bounds (the oracle policy); no real system
+  // rescales for free.
+  bool free = false;
+};
+
+// True demand on a vertex at the current input rates if nothing were throttled.
+struct VertexDemand {
+  double total = 0;   // records/s arriving at the vertex
+  double hashed = 0;  // part of `total` arriving over HASH edges
+};
+
+class JobModel {
+ public:
+  // Validates `spec` (see ValidateJobSpec). `seed` drives every random choice (key skew).
+  static StatusOr<std::unique_ptr<JobModel>> Create(JobSpec spec, uint64_t seed);
+  ~JobModel();
+
+  // ---- Driving the model -------------------------------------------------------------------
+  int num_sources() const;
+  // Source vertex ids in topological order; index i is the source index below.
+  const std::vector<VertexId>& source_ids() const { return source_ids_; }
+  // Sets the external input rate of source `source_index` (records/s, before rateFactor).
+  // REQUIRES: 0 <= source_index < num_sources(), rate >= 0.
+  void SetSourceRate(int source_index, double records_per_second);
+  double source_rate(int source_index) const;  // after rateFactor
+
+  // Advances virtual time by dt seconds (rounded to whole milliseconds). REQUIRES: dt > 0.
+  void Step(double dt_seconds);
+
+  // Changes parallelism (vertices not named keep theirs) and restarts the job. Returns the
+  // downtime in seconds (0 when nothing changes). Errors: unknown vertex, parallelism outside
+  // [1, maxParallelism].
+  StatusOr<double> Rescale(const std::map<VertexId, int>& parallelism, RescaleOptions options = {});
+  // A task failure: restart from the latest completed checkpoint. Returns the downtime.
+  double Fail();
+
+  // ---- Observing it ------------------------------------------------------------------------
+  // Metrics as Flink reports them at this instant (allocates; call once per decision).
+  JobMetrics Snapshot() const;
+  // The job graph as the autoscaler sees it (current parallelism).
+  const core::JobTopology& Topology() const { return topology_; }
+  const JobSpec& spec() const { return spec_; }
+
+  double now_seconds() const { return static_cast<double>(now_ms_) / 1000.0; }
+  JobState state() const { return down_until_ms_ > now_ms_ ? JobState::kRestarting : JobState::kRunning; }
+  int parallelism(int vertex_index) const;
+  int vertex_index(const VertexId& id) const;  // -1 when unknown
+  int slots() const { return slots_; }
+  int task_managers() const;
+
+  // ---- Ground truth (reports, tests, the oracle; real policies must not read these) ---------
+  // Records waiting in the partitions of source `source_index` / of all sources.
+  double PendingRecords(int source_index) const;
+  double TotalPendingRecords() const;
+  // Lag in seconds of input: max over sources of pending / input rate (pending > 0 with zero
+  // input counts as pending / 1 record/s).
+  double LagSeconds() const;
+  const std::vector<PartitionOffsets>& partitions(int source_index) const;  // materializes
+  double reprocessed_records() const { return reprocessed_records_; }
+  // Records the vertex processed since the simulation started (all task attempts).
+  double total_processed(int vertex_index) const;
+  // Per vertex (topological order) demand at the current source rates, with no throttling.
+  std::vector<VertexDemand> TrueDemand() const;
+  // The fewest subtasks that carry `demand` on vertex `vertex_index` without saturating any
+  // subtask (key-group and partition skew included); the max useful parallelism when none does.
+  int MinimalParallelism(int vertex_index, const VertexDemand& demand) const;
+  // Total state size now (bytes): fixed state plus windowed state at the recent input rate.
+  double StateBytes() const;
+  int64_t completed_checkpoints() const { return completed_checkpoints_; }
+
+  // Forces the general per-subtask path at every step (tests compare it with the linear regime).
+  void DisableLinearRegimeForTest() { linear_disabled_ = true; }
+
+ private:
+  struct Vertex;
+  struct Source;
+  struct EdgeRt;
+
+  explicit JobModel(JobSpec spec);
+  void BuildGraph(uint64_t seed);
+  void RebuildLayout();  // after a parallelism change: subtask arrays, partition owners
+  void BuildTopology();
+  void Process(int64_t active_start_ms, int64_t end_ms);
+  void ForwardPass(double* rate);
+  void BackwardMinRatio();
+  void PushWindows(int64_t boundary_ms, int64_t end_ms);
+  void ResetWindows(int64_t start_ms);
+  void StartRestart(double downtime_seconds, bool rewind);
+  void AdvanceCheckpoints();
+  double MaxHashShare(int vertex_index, int parallelism) const;
+  // Linear regime (job_model_fast.cc): see the comment at fast_ below.
+  bool CanStepFast(int64_t t0) const;
+  void FastStep(int64_t t0, int64_t t1);
+  void EnterFast();
+  void ExitFast();
+  void ComputeGains();
+  void MaterializePartitions() const;
+  void RecountPending();
+  // Window sample / counter of subtask u (vertex v) whether materialized or virtual.
+  double RingValue(int kind, int slot, const Vertex& v, size_t u) const;
+  double CumValue(int kind, const Vertex& v, size_t u) const;
+
+  JobSpec spec_;
+  std::vector<Vertex> vertices_;  // topological order
+  std::vector<Source> sources_;
+  std::vector<EdgeRt> edges_;
+  std::vector<VertexId> source_ids_;
+  core::JobTopology topology_;
+
+  int64_t now_ms_ = 0;
+  int64_t down_until_ms_ = 0;      // job restarting while now < down_until
+  int64_t state_since_ms_ = 0;     // when the current job state began
+  int slots_ = 0;
+  int num_subtasks_ = 0;
+
+  // Per subtask (flat, vertex after vertex).
+  std::vector<double> demand_, actual_, ratio_, factor_, avail_;
+  std::vector<double> idle_rate_, bp_rate_;  // ms/s during the last active step
+  std::vector<double> cum_in_, cum_out_, cum_idle_, cum_bp_;
+  std::vector<double> key_share_;            // hash input share per subtask
+  std::vector<uint8_t> sat_, reach_;
+  std::vector<double> vertex_total_, vertex_min_ratio_;
+  std::vector<uint8_t> vertex_reach_;
+
+  // 60-s windows: kSlots samples at 5-s boundaries; slot-major [slot * num_subtasks + j].
+  static constexpr int kSlots = 13;
+  std::vector<double> ring_in_, ring_out_, ring_idle_, ring_bp_;
+  int64_t ring_time_ms_[kSlots] = {};
+  int ring_head_ = 0;   // slot of the newest sample
+  int ring_count_ = 0;  // samples since task start (including the start sample)
+  int64_t task_start_ms_ = 0;
+  int64_t next_boundary_ms_ = 5000;
+
+  // Checkpoints.
+  int64_t next_checkpoint_ms_ = 0;
+  int64_t checkpoint_complete_ms_ = -1;  // -1: none in flight
+  double checkpoint_pending_size_ = 0;
+  int64_t completed_checkpoints_ = 0;
+  double last_checkpoint_duration_s_ = 0;
+  double last_checkpoint_size_ = 0;
+
+  int64_t num_restarts_ = 0;
+  int64_t num_rescales_ = 0;
+  double reprocessed_records_ = 0;
+  double ewma_alpha_dt_ = -1;  // cached EWMA factor for the last step length
+  int64_t ewma_alpha_ms_ = -1;
+  std::vector<double> pending_;  // per source: records not yet read
+  bool drained_ = true;          // after the last step every partition was read to its end
+
+  // Linear regime. With one source, all partitions read to their end and no subtask saturated,
+  // every subtask's rate is gain_[j] * input rate, so each counter is linear in the integrated
+  // input L = sum(rate * dt) and the active time T since entering the regime. While fast_ the
+  // per-subtask counters and partition offsets are not touched per step: counters are
+  // entry_* + coefficient * (L, T), 5-s window samples are recorded as virtual (L, T) slots,
+  // and every partition has fast_partition_add_ records to add to both end and read. ExitFast()
+  // materializes all of it; Snapshot() reads it virtually.
+  bool fast_ = false;
+  bool linear_disabled_ = false;
+  double fast_l_ = 0;
+  double fast_t_ = 0;
+  mutable double fast_partition_add_ = 0;
+  std::vector<double> gain_;         // per subtask, per unit of source rate
+  std::vector<double> vertex_gain_;  // per vertex
+  double lambda_max_ = 0;            // largest source rate with no subtask saturated
+  std::vector<double> entry_in_, entry_out_, entry_idle_;
+  bool slot_virtual_[kSlots] = {};
+  double slot_l_[kSlots] = {};
+  double slot_t_[kSlots] = {};
+};
+
+}  // namespace trimtab::sim

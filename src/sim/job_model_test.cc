@@ -1,0 +1,353 @@
+#include "sim/job_model.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+namespace trimtab::sim {
+namespace {
+
+VertexSpec Source(const std::string& id, int p, int partitions, double cap) {
+  VertexSpec v;
+  v.id = id;
+  v.parallelism = p;
+  v.partitions = partitions;
+  v.capacity_per_subtask = cap;
+  return v;
+}
+
+VertexSpec Op(const std::string& id, int p, double cap, double selectivity = 1.0) {
+  VertexSpec v;
+  v.id = id;
+  v.parallelism = p;
+  v.capacity_per_subtask = cap;
+  v.selectivity = selectivity;
+  return v;
+}
+
+JobSpec Chain(std::vector<VertexSpec> vertices, ShipStrategy ship = ShipStrategy::kRebalance) {
+  JobSpec spec;
+  spec.name = "test";
+  for (size_t i = 0; i + 1 < vertices.size(); ++i) {
+    spec.edges.push_back(EdgeSpec{vertices[i].id, vertices[i + 1].id, ship});
+  }
+  spec.vertices = std::move(vertices);
+  spec.checkpoint.interval_seconds = 1e6;  // no checkpoints unless a test wants them
+  spec.restart.base_downtime_seconds = 20;
+  return spec;
+}
+
+std::unique_ptr<JobModel> Make(JobSpec spec, uint64_t seed = 1) {
+  StatusOr<std::unique_ptr<JobModel>> m = JobModel::Create(std::move(spec), seed);
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  return std::move(m).value();
+}
+
+void Advance(JobModel& m, int seconds, double dt = 1.0) {
+  for (int i = 0; i < static_cast<int>(seconds / dt); ++i) m.Step(dt);
+}
+
+const VertexMetrics& V(const JobMetrics& m, const std::string& id) {
+  for (const VertexMetrics& v : m.vertices) {
+    if (v.id == id) return v;
+  }
+  ADD_FAILURE() << "no vertex " << id;
+  return m.vertices.front();
+}
+
+TEST(JobModel, UnsaturatedPipelineIsIdleInProportion) {
+  auto m = Make(Chain({Source("src", 1, 4, 10'000), Op("map", 2, 1'000, 0.5)}));
+  m->SetSourceRate(0, 1'000);
+  Advance(*m, 120);
+  const JobMetrics s = m->Snapshot();
+  // map: 500 records/s per subtask of 1000 capacity -> busy 500, idle 500.
+  EXPECT_NEAR(V(s, "map").busy_ms_per_second_avg, 500, 1e-6);
+  EXPECT_NEAR(V(s, "map").idle_ms_per_second_avg, 500, 1e-6);
+  EXPECT_NEAR(V(s, "map").records_in_per_second, 1'000, 1e-6);
+  EXPECT_NEAR(V(s, "map").records_out_per_second, 500, 1e-6);
+  // source: 1000 of 10000 -> busy 100, idle 900; reads everything, no lag.
+  EXPECT_NEAR(V(s, "src").busy_ms_per_second_avg, 100, 1e-6);
+  EXPECT_NEAR(V(s, "src").idle_ms_per_second_avg, 900, 1e-6);
+  EXPECT_NEAR(V(s, "src").records_in_per_second, 1'000, 1e-6);
+  EXPECT_NEAR(m->TotalPendingRecords(), 0, 1e-6);
+}
+
+TEST(JobModel, SaturatedVertexIsBusyAndCapsOutput) {
+  auto m = Make(Chain({Source("src", 1, 4, 1e6), Op("map", 1, 1'000, 2.0)}));
+  m->SetSourceRate(0, 2'000);
+  Advance(*m, 120);
+  const JobMetrics s = m->Snapshot();
+  EXPECT_NEAR(V(s, "map").busy_ms_per_second_max, 1'000, 1e-6);
+  EXPECT_NEAR(V(s, "map").records_in_per_second, 1'000, 1e-6);   // capped at capacity
+  EXPECT_NEAR(V(s, "map").records_out_per_second, 2'000, 1e-6);  // selectivity 2
+  // The source reads only what the map takes: busy 1000/1e6 -> 1 ms/s, the rest backpressured.
+  EXPECT_NEAR(V(s, "src").busy_ms_per_second_avg, 1, 1e-6);
+  EXPECT_NEAR(V(s, "src").backpressured_ms_per_second_avg, 999, 1e-6);
+  // 2000 arrive, 1000 leave per second: 120 s -> 120000 pending.
+  EXPECT_NEAR(m->TotalPendingRecords(), 120'000, 1e-3);
+  EXPECT_NEAR(V(s, "src").pending_records, 120'000, 1e-3);
+}
+
+TEST(JobModel, BackpressurePropagatesUpstreamOfTheBottleneck) {
+  auto m = Make(Chain({Source("src", 1, 2, 1e6), Op("a", 1, 2'000), Op("b", 1, 500), Op("sink", 1, 1e6)}));
+  m->SetSourceRate(0, 1'000);
+  Advance(*m, 60);
+  const JobMetrics s = m->Snapshot();
+  // b is the bottleneck at 500/s.
+  EXPECT_NEAR(V(s, "b").busy_ms_per_second_avg, 1'000, 1e-6);
+  EXPECT_NEAR(V(s, "b").backpressured_ms_per_second_avg, 0, 1e-6);
+  // a processes 500 of 2000: busy 250, the other 750 backpressured (its output buffers are full).
+  EXPECT_NEAR(V(s, "a").busy_ms_per_second_avg, 250, 1e-6);
+  EXPECT_NEAR(V(s, "a").backpressured_ms_per_second_avg, 750, 1e-6);
+  EXPECT_NEAR(V(s, "a").idle_ms_per_second_avg, 0, 1e-6);
+  // The source is backpressured too; the sink downstream is idle.
+  EXPECT_NEAR(V(s, "src").backpressured_ms_per_second_avg, 999.5, 1e-6);
+  EXPECT_NEAR(V(s, "sink").idle_ms_per_second_avg, 1'000 - 0.5, 1e-6);
+  EXPECT_NEAR(V(s, "sink").records_in_per_second, 500, 1e-6);
+  // busy + idle + backpressured = 1000 for every subtask.
+  for (const VertexMetrics& v : s.vertices) {
+    for (const SubtaskMetrics& st : v.subtasks) {
+      EXPECT_NEAR(st.busy_ms_per_second + st.idle_ms_per_second + st.backpressured_ms_per_second, 1000, 1e-6);
+    }
+  }
+}
+
+TEST(JobModel, CatchUpAfterRestartDrainsAtCapacityMinusInput) {
+  JobSpec spec = Chain({Source("src", 1, 4, 1'000), Op("map", 1, 1e6)});
+  spec.restart.rescale_from = RestoreSource::kSavepoint;  // no rewind
+  spec.checkpoint.base_duration_seconds = 0;              // savepoint of empty state is instant
+  auto m = Make(std::move(spec));
+  m->SetSourceRate(0, 600);
+  Advance(*m, 100);
+  EXPECT_NEAR(m->TotalPendingRecords(), 0, 1e-9);
+  StatusOr<double> downtime = m->Rescale({{"map", 2}});
+  ASSERT_TRUE(downtime.ok()) << downtime.status().ToString();
+  EXPECT_DOUBLE_EQ(*downtime, 20.0);
+  EXPECT_EQ(m->state(), JobState::kRestarting);
+  Advance(*m, 20);
+  // 20 s down at 600/s -> 12000 records of lag, 20 s of input.
+  EXPECT_NEAR(m->TotalPendingRecords(), 12'000, 1e-6);
+  EXPECT_NEAR(m->LagSeconds(), 20, 1e-9);
+  EXPECT_EQ(m->state(), JobState::kRunning);
+  EXPECT_TRUE(m->Snapshot().vertices.size() == 2);
+  // Drains at 1000 - 600 = 400/s: 15 s later 6000 left, 30 s later none.
+  Advance(*m, 15);
+  EXPECT_NEAR(m->TotalPendingRecords(), 6'000, 1e-6);
+  Advance(*m, 15);
+  EXPECT_NEAR(m->TotalPendingRecords(), 0, 1e-6);
+  Advance(*m, 5);
+  EXPECT_NEAR(m->TotalPendingRecords(), 0, 1e-6);
+}
+
+TEST(JobModel, MetricsAbsentWhileRestartingAndMetersRampAfter) {
+  auto m = Make(Chain({Source("src", 1, 4, 1e6), Op("map", 1, 1e6)}));
+  m->SetSourceRate(0, 600);
+  Advance(*m, 120);
+  EXPECT_NEAR(V(m->Snapshot(), "map").records_in_per_second, 600, 1e-6);
+  ASSERT_TRUE(m->Rescale({{"map", 2}}, RescaleOptions{.free = true}).ok());
+  Advance(*m, 30);
+  // MeterView starts from zero: 30 s of counts over a 60-s window.
+  EXPECT_NEAR(V(m->Snapshot(), "map").records_in_per_second, 300, 1e-6);
+  Advance(*m, 30);
+  EXPECT_NEAR(V(m->Snapshot(), "map").records_in_per_second, 600, 1e-6);
+
+  m->Rescale({{"map", 1}}).status().IgnoreError();
+  Advance(*m, 5);
+  const JobMetrics down = m->Snapshot();
+  EXPECT_EQ(down.state, JobState::kRestarting);
+  EXPECT_TRUE(down.vertices.empty());
+  EXPECT_EQ(down.num_rescales, 2);
+}
+
+TEST(JobModel, SourceParallelismBoundedByPartitions) {
+  auto m = Make(Chain({Source("src", 8, 4, 1'000), Op("sink", 1, 1e6)}));
+  m->SetSourceRate(0, 2'000);  // 500/s per partition
+  Advance(*m, 60);
+  const JobMetrics snapshot = m->Snapshot();
+  const VertexMetrics& src = V(snapshot, "src");
+  int busy = 0, idle = 0;
+  for (const SubtaskMetrics& s : src.subtasks) {
+    if (s.assigned_partitions == 1) {
+      ++busy;
+      EXPECT_NEAR(s.busy_ms_per_second, 500, 1e-6);
+    } else {
+      EXPECT_EQ(s.assigned_partitions, 0);
+      EXPECT_NEAR(s.idle_ms_per_second, 1000, 1e-6);
+      ++idle;
+    }
+  }
+  EXPECT_EQ(busy, 4);
+  EXPECT_EQ(idle, 4);
+  const VertexDemand d{2'000, 0};
+  EXPECT_EQ(m->MinimalParallelism(0, d), 2);  // 2 partitions per reader = 1000/s
+  EXPECT_EQ(m->MinimalParallelism(0, VertexDemand{2'001, 0}), 4);  // capped at the partitions
+  EXPECT_EQ(m->MinimalParallelism(0, VertexDemand{9'000, 0}), 4);
+}
+
+TEST(JobModel, OffsetsExactlyOnceAcrossFailover) {
+  JobSpec spec = Chain({Source("src", 2, 4, 1e6), Op("sink", 1, 1e6)});
+  spec.checkpoint.interval_seconds = 10;
+  spec.checkpoint.base_duration_seconds = 0;
+  spec.restart.base_downtime_seconds = 10;
+  spec.restart.failure_backoff_seconds = 1;
+  auto m = Make(std::move(spec));
+  m->SetSourceRate(0, 100);  // 25/s per partition
+  Advance(*m, 25);
+  // Checkpoint triggered at t=20 captured read = end = 500 per partition; it completed at t=21.
+  for (const PartitionOffsets& po : m->partitions(0)) {
+    EXPECT_DOUBLE_EQ(po.committed, 500);
+    EXPECT_DOUBLE_EQ(po.read, 625);
+  }
+  EXPECT_DOUBLE_EQ(m->Fail(), 11);
+  for (const PartitionOffsets& po : m->partitions(0)) EXPECT_DOUBLE_EQ(po.read, 500);  // rewound
+  EXPECT_DOUBLE_EQ(m->reprocessed_records(), 4 * 125);
+  Advance(*m, 75);
+  // Nothing skipped: every partition is read to its end; the only records read twice are the
+  // 500 between the checkpoint and the failure.
+  for (const PartitionOffsets& po : m->partitions(0)) {
+    EXPECT_DOUBLE_EQ(po.end, 2'500);
+    EXPECT_DOUBLE_EQ(po.read, 2'500);
+    EXPECT_LE(po.committed, po.read);
+  }
+  EXPECT_NEAR(m->total_processed(0), 4 * 2'500 + 500, 1e-6);
+  EXPECT_NEAR(m->total_processed(1), 4 * 2'500 + 500, 1e-6);
+}
+
+TEST(JobModel, KeyGroupSplitSkewCapsThroughput) {
+  // maxP 128, p 100: 28 subtasks own 2 key groups -> the hot ones carry 2/128 of the input and
+  // saturate first: effective capacity 100 * 128 / 2 = 6400, i.e. 64 % of 100 * 100.
+  JobSpec spec = Chain({Source("src", 1, 1, 1e9), Op("agg", 100, 100)}, ShipStrategy::kHash);
+  spec.vertices[1].max_parallelism = 128;
+  auto m = Make(std::move(spec));
+  m->SetSourceRate(0, 12'800);
+  Advance(*m, 60);
+  const JobMetrics s = m->Snapshot();
+  EXPECT_NEAR(V(s, "agg").records_in_per_second, 6'400, 1e-6);
+  EXPECT_NEAR(V(s, "agg").busy_ms_per_second_max, 1'000, 1e-6);
+  EXPECT_NEAR(V(s, "agg").busy_ms_per_second_avg, 640, 1e-6);
+  // The fewest subtasks that carry 6400/s: 64 (divides 128, two groups each at 100/s).
+  EXPECT_EQ(m->MinimalParallelism(1, VertexDemand{6'400, 6'400}), 64);
+  EXPECT_EQ(m->MinimalParallelism(1, VertexDemand{6'401, 6'401}), 128);
+  EXPECT_EQ(m->MinimalParallelism(1, VertexDemand{0, 0}), 1);
+}
+
+TEST(JobModel, CheckpointDurationGrowsWithState) {
+  JobSpec spec = Chain({Source("src", 1, 1, 1e6), Op("window", 1, 1e6)}, ShipStrategy::kHash);
+  spec.vertices[1].state_retention_seconds = 10;
+  spec.vertices[1].state_bytes_per_record = 100;
+  spec.checkpoint.interval_seconds = 60;
+  spec.checkpoint.base_duration_seconds = 0.5;
+  spec.checkpoint.bandwidth_bytes_per_second = 1e6;
+  auto m = Make(std::move(spec));
+  m->SetSourceRate(0, 1'000);
+  Advance(*m, 1'200);
+  // 10 s x 1000/s x 100 B = 1 MB of window state -> 0.5 s + 1 s.
+  EXPECT_NEAR(m->StateBytes(), 1e6, 1e2);
+  const JobMetrics s = m->Snapshot();
+  EXPECT_NEAR(s.last_checkpoint_duration_seconds, 1.5, 1e-3);
+  EXPECT_EQ(s.completed_checkpoints, 19);  // triggered at 60, 120, ..., 1140 and completed
+  // Restore time follows the state too: 20 s base + 1 MB / 200 MB/s.
+  StatusOr<double> downtime = m->Rescale({{"window", 2}});
+  ASSERT_TRUE(downtime.ok());
+  EXPECT_NEAR(*downtime, 20.005, 1e-6);
+}
+
+TEST(JobModel, SlotsAndTaskManagers) {
+  JobSpec spec = Chain({Source("src", 3, 8, 1e6), Op("agg", 5, 1e6), Op("sink", 2, 1e6)});
+  spec.task_manager.slots = 2;
+  auto m = Make(std::move(spec));
+  EXPECT_EQ(m->slots(), 5);
+  EXPECT_EQ(m->task_managers(), 3);
+  const core::JobTopology& t = m->Topology();
+  ASSERT_EQ(t.vertices.size(), 3u);
+  EXPECT_EQ(t.vertices[0].id, "src");
+  EXPECT_EQ(t.vertices[0].num_partitions, 8);
+  EXPECT_EQ(t.vertices[1].parallelism, 5);
+  EXPECT_EQ(t.vertices[1].max_parallelism, 128);
+  ASSERT_EQ(t.edges.size(), 2u);
+  EXPECT_EQ(t.edges[0].ship_strategy, "REBALANCE");
+  ASSERT_TRUE(m->Rescale({{"agg", 9}}).ok());
+  EXPECT_EQ(m->slots(), 9);
+  EXPECT_EQ(m->task_managers(), 5);
+  EXPECT_EQ(m->Topology().vertices[1].parallelism, 9);
+}
+
+TEST(JobModel, RescaleRejectsBadRequests) {
+  auto m = Make(Chain({Source("src", 1, 4, 1e6), Op("map", 1, 1e6)}));
+  StatusOr<double> r = m->Rescale({{"nope", 2}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("unknown vertex \"nope\""), std::string::npos);
+  r = m->Rescale({{"map", 0}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("outside [1, 128]"), std::string::npos);
+  r = m->Rescale({{"map", 1}});  // no change: no restart
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, 0.0);
+  EXPECT_EQ(m->Snapshot().num_restarts, 0);
+}
+
+TEST(JobModel, JoinOfTwoSourcesSharesTheBottleneck) {
+  JobSpec spec;
+  spec.vertices = {Source("a", 1, 2, 1e6), Source("b", 1, 2, 1e6), Op("join", 1, 1'000)};
+  spec.edges = {{"a", "join", ShipStrategy::kHash}, {"b", "join", ShipStrategy::kHash}};
+  auto m = Make(std::move(spec));
+  m->SetSourceRate(0, 1'500);
+  m->SetSourceRate(1, 500);
+  Advance(*m, 60);
+  const JobMetrics s = m->Snapshot();
+  // Demand 2000 on a 1000 capacity: both producers throttled by half.
+  EXPECT_NEAR(V(s, "join").records_in_per_second, 1'000, 1e-6);
+  EXPECT_NEAR(V(s, "a").records_in_per_second, 750, 1e-6);
+  EXPECT_NEAR(V(s, "b").records_in_per_second, 250, 1e-6);
+}
+
+TEST(JobModel, LinearRegimeMatchesTheGeneralPath) {
+  // A q5-like chain whose load crosses the saturation point and back, with checkpoints, a
+  // failover and a rescale: the lazy linear regime must report what the per-subtask path does.
+  JobSpec spec = Chain({Source("src", 3, 8, 40'000), Op("window", 4, 25'000, 0.1), Op("sink", 2, 1e6)},
+                       ShipStrategy::kHash);
+  spec.vertices[1].key_skew = 0.5;
+  spec.vertices[1].state_retention_seconds = 10;
+  spec.vertices[1].state_bytes_per_record = 100;
+  spec.checkpoint.interval_seconds = 30;
+  auto fast = Make(spec, 9);
+  auto slow = Make(spec, 9);
+  slow->DisableLinearRegimeForTest();
+  const auto rate = [](int t) { return 30'000.0 + 60'000.0 * std::sin(t / 300.0) * std::sin(t / 300.0); };
+  for (int t = 0; t < 3'600; ++t) {
+    for (JobModel* m : {fast.get(), slow.get()}) {
+      m->SetSourceRate(0, rate(t));
+      if (t == 1'000) m->Fail();
+      if (t == 2'000) {
+        ASSERT_TRUE(m->Rescale({{"window", 8}}).ok());
+      }
+      m->Step(t % 3 == 0 ? 2.5 : 1.0);
+    }
+    if (t % 97 != 0) continue;
+    const JobMetrics a = fast->Snapshot(), b = slow->Snapshot();
+    ASSERT_EQ(a.vertices.size(), b.vertices.size()) << t;
+    for (size_t v = 0; v < a.vertices.size(); ++v) {
+      for (size_t i = 0; i < a.vertices[v].subtasks.size(); ++i) {
+        const SubtaskMetrics& x = a.vertices[v].subtasks[i];
+        const SubtaskMetrics& y = b.vertices[v].subtasks[i];
+        EXPECT_NEAR(x.busy_ms_per_second, y.busy_ms_per_second, 1e-6) << t;
+        EXPECT_NEAR(x.idle_ms_per_second, y.idle_ms_per_second, 1e-6) << t;
+        EXPECT_NEAR(x.records_in_per_second, y.records_in_per_second, 1e-6) << t;
+        EXPECT_NEAR(x.records_out_per_second, y.records_out_per_second, 1e-6) << t;
+        EXPECT_NEAR(x.num_records_in, y.num_records_in, 1e-3) << t;
+        EXPECT_NEAR(x.pending_records, y.pending_records, 1e-3) << t;
+      }
+    }
+    EXPECT_NEAR(fast->StateBytes(), slow->StateBytes(), 1e-3) << t;
+  }
+  EXPECT_NEAR(fast->reprocessed_records(), slow->reprocessed_records(), 1e-3);
+  EXPECT_GT(fast->reprocessed_records(), 0);
+  for (size_t k = 0; k < 8; ++k) {
+    EXPECT_NEAR(fast->partitions(0)[k].read, slow->partitions(0)[k].read, 1e-3);
+    EXPECT_NEAR(fast->partitions(0)[k].committed, slow->partitions(0)[k].committed, 1e-3);
+  }
+  EXPECT_EQ(fast->completed_checkpoints(), slow->completed_checkpoints());
+}
+
+}  // namespace
+}  // namespace trimtab::sim

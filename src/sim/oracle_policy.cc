@@ -1,0 +1,65 @@
+// The `oracle` reference policy (see policy.h): the analytical lower bound on slots.
+#include <cmath>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/job_model.h"
+#include "sim/parse_util.h"
+#include "sim/policy.h"
+
+namespace trimtab::sim {
+
+namespace {
+
+class OraclePolicy final : public ScalingPolicy {
+ public:
+  explicit OraclePolicy(double headroom) : headroom_(headroom) {}
+  std::string_view name() const override { return "oracle"; }
+  PolicyTraits traits() const override {
+    return {.every_step = true, .free_restarts = true, .needs_ground_truth = true, .needs_metrics = false};
+  }
+
+  StatusOr<PolicyDecision> Decide(const PolicyInput& input) override {
+    if (!input.truth || !input.topology) return InternalError("oracle: needs ground truth and topology");
+    const JobModel& m = *input.truth;
+    std::vector<VertexDemand> demand = m.TrueDemand();
+    PolicyDecision d;
+    std::map<core::VertexId, int> target;
+    bool change = false;
+    for (size_t i = 0; i < demand.size(); ++i) {
+      VertexDemand want = demand[i];
+      want.total *= 1.0 + headroom_;
+      want.hashed *= 1.0 + headroom_;
+      const int p = m.MinimalParallelism(static_cast<int>(i), want);
+      const core::VertexInfo& v = input.topology->vertices[i];
+      target[v.id] = p;
+      if (p != v.parallelism) {
+        change = true;
+        d.reasons.push_back(fmt::format("{}: true demand {:.0f} records/s needs {} subtasks (was {})",
+                                        v.id, demand[i].total, p, v.parallelism));
+      }
+    }
+    if (change) d.parallelism = std::move(target);
+    return d;
+  }
+
+ private:
+  double headroom_;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<ScalingPolicy>> MakeOraclePolicy(const Json& config) {
+  double headroom = 0;
+  if (!config.is_null()) {
+    JsonReader r(config, "config");
+    TRIMTAB_RETURN_IF_ERROR(r.ExpectObject());
+    TRIMTAB_RETURN_IF_ERROR(r.OptionalDouble("headroom", &headroom));
+    TRIMTAB_RETURN_IF_ERROR(r.NoUnknownFields());
+    TRIMTAB_RETURN_IF_ERROR(CheckRange(r.FieldPath("headroom"), headroom, 0, 10));
+  }
+  return std::unique_ptr<ScalingPolicy>(new OraclePolicy(headroom));
+}
+
+}  // namespace trimtab::sim

@@ -1,0 +1,186 @@
+#include "sim/policies/observed_run.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/job_model.h"
+
+namespace trimtab::sim {
+
+namespace {
+
+// Records/s of input the job carries at its current parallelism without saturating a subtask:
+// the largest scale s of the current demand for which every vertex needs no more subtasks than
+// it has (key-group and partition skew included), times the current input rate.
+double CapacityAtCurrentParallelism(const JobModel& m, double input_rate) {
+  if (input_rate <= 0) return 0;
+  const std::vector<VertexDemand> demand = m.TrueDemand();
+  const auto fits = [&](double s) {
+    for (size_t i = 0; i < demand.size(); ++i) {
+      VertexDemand d = demand[i];
+      d.total *= s;
+      d.hashed *= s;
+      if (m.MinimalParallelism(static_cast<int>(i), d) > m.parallelism(static_cast<int>(i))) {
+        return false;
+      }
+    }
+    return true;
+  };
+  double lo = 0, hi = 1;
+  while (fits(hi) && hi < 1e6) {
+    lo = hi;
+    hi *= 2;
+  }
+  if (hi >= 1e6) return input_rate * lo;
+  for (int i = 0; i < 30; ++i) {
+    const double mid = (lo + hi) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return input_rate * lo;
+}
+
+// How long after a restart ends its backlog may keep lag above the SLO and still count as the
+// restart's: a restart adds downtime plus up to one checkpoint interval of re-read input, which a
+// job with normal headroom drains within a few minutes. Lag above the SLO later is the policy's.
+constexpr double kCatchUpAllowanceSeconds = 300;
+
+class ObservingPolicy final : public ScalingPolicy {
+ public:
+  ObservingPolicy(std::unique_ptr<ScalingPolicy> inner, size_t index, const Scenario& scenario,
+                  const ObserveOptions& options, PolicyTrace* trace, RestartAttribution* restarts)
+      : inner_(std::move(inner)),
+        index_(index),
+        scenario_(scenario),
+        options_(options),
+        trace_(trace),
+        restarts_(restarts),
+        inner_traits_(inner_->traits()),
+        interval_steps_(std::max<int64_t>(
+            1, std::llround(scenario.decision_interval_seconds / scenario.step_seconds))) {}
+
+  std::string_view name() const override { return inner_->name(); }
+  PolicyTraits traits() const override {
+    return {.every_step = true,
+            .free_restarts = inner_traits_.free_restarts,
+            .needs_ground_truth = true,
+            .needs_metrics = false};
+  }
+
+  StatusOr<PolicyDecision> Decide(const PolicyInput& input) override {
+    if (!input.truth) return InternalError("observer: needs ground truth");
+    const JobModel& m = *input.truth;
+    const double t = input.now_seconds;
+    const int64_t k = std::llround(t / scenario_.step_seconds);
+    const double dt = scenario_.step_seconds;
+    const double lag = m.LagSeconds();
+    const bool violating = lag > scenario_.slo_lag_seconds;
+    if (in_restart_window_ && m.state() == JobState::kRunning) {
+      if (!restart_end_) restart_end_ = t;
+      if (!violating || t - *restart_end_ > kCatchUpAllowanceSeconds) {
+        in_restart_window_ = false;
+        restart_end_.reset();
+      }
+    }
+    if (violating) {
+      restarts_->violation_seconds += dt;
+      if (!in_restart_window_) restarts_->violation_outside_restarts_seconds += dt;
+    }
+    if (options_.progress && t >= next_progress_) {
+      options_.progress(index_, std::string(inner_->name()), t, scenario_.duration_seconds);
+      next_progress_ = t + scenario_.duration_seconds / 200;
+    }
+    const bool decides = inner_traits_.every_step || (k > 0 && k % interval_steps_ == 0);
+    if (trace_ && (k % interval_steps_ == 0)) Record(m, t, lag);
+    if (!decides) return PolicyDecision{};
+
+    // What the simulator gives the policy when it calls it directly.
+    PolicyInput forwarded;
+    forwarded.now_seconds = t;
+    forwarded.topology = input.topology;
+    std::optional<JobMetrics> metrics;
+    if (inner_traits_.needs_metrics) {
+      metrics = m.Snapshot();
+      forwarded.metrics = &*metrics;
+    }
+    if (inner_traits_.needs_ground_truth) forwarded.truth = &m;
+    StatusOr<PolicyDecision> d = inner_->Decide(forwarded);
+    if (d.ok() && d->parallelism && !inner_traits_.free_restarts) {
+      for (const auto& [id, p] : *d->parallelism) {
+        const int v = m.vertex_index(id);
+        if (v >= 0 && m.parallelism(v) != p) {
+          in_restart_window_ = true;
+          restart_end_.reset();
+        }
+      }
+    }
+    return d;
+  }
+
+ private:
+  void Record(const JobModel& m, double t, double lag) {
+    TracePoint p;
+    p.time_seconds = t;
+    for (int s = 0; s < m.num_sources(); ++s) p.input_rate += m.source_rate(s);
+    p.capacity = CapacityAtCurrentParallelism(m, p.input_rate);
+    p.lag_seconds = lag;
+    p.slots = m.slots();
+    for (const core::VertexInfo& v : m.Topology().vertices) p.parallelism[v.id] = v.parallelism;
+    trace_->points.push_back(std::move(p));
+  }
+
+  std::unique_ptr<ScalingPolicy> inner_;
+  size_t index_;
+  const Scenario& scenario_;
+  const ObserveOptions& options_;
+  PolicyTrace* trace_;
+  RestartAttribution* restarts_;
+  PolicyTraits inner_traits_;
+  int64_t interval_steps_;
+  double next_progress_ = 0;
+  bool in_restart_window_ = false;
+  std::optional<double> restart_end_;
+};
+
+}  // namespace
+
+StatusOr<ObservedRun> RunScenarioObserved(const Scenario& scenario, const PolicyRegistry& registry,
+                                          const ObserveOptions& options) {
+  ObservedRun run;
+  SimulationReport& report = run.report;
+  report.scenario = scenario.name;
+  report.seed = scenario.seed;
+  report.duration_seconds = scenario.duration_seconds;
+  report.step_seconds = scenario.step_seconds;
+  report.slo_lag_seconds = scenario.slo_lag_seconds;
+  if (options.record_traces) run.traces.resize(scenario.policies.size());
+  run.restarts.resize(scenario.policies.size());
+  std::optional<double> oracle;
+  for (size_t i = 0; i < scenario.policies.size(); ++i) {
+    const PolicySpec& ps = scenario.policies[i];
+    TRIMTAB_ASSIGN_OR_RETURN(std::unique_ptr<ScalingPolicy> inner,
+                             registry.Create(ps.name, *ps.config, JoinPath("policies", i)));
+    PolicyTrace* trace = options.record_traces ? &run.traces[i] : nullptr;
+    if (trace) trace->policy = std::string(inner->name());
+    ObservingPolicy policy(std::move(inner), i, scenario, options, trace, &run.restarts[i]);
+    TRIMTAB_ASSIGN_OR_RETURN(PolicyReport rep, RunPolicy(scenario, policy));
+    if (options.progress) options.progress(i, rep.policy, scenario.duration_seconds, scenario.duration_seconds);
+    if (ps.name == "oracle" && ps.config->is_null()) oracle = rep.slot_hours;
+    report.policies.push_back(std::move(rep));
+  }
+  if (!oracle) {
+    TRIMTAB_ASSIGN_OR_RETURN(std::unique_ptr<ScalingPolicy> bound, MakeOraclePolicy(Json()));
+    TRIMTAB_ASSIGN_OR_RETURN(PolicyReport rep, RunPolicy(scenario, *bound));
+    oracle = rep.slot_hours;
+  }
+  report.oracle_slot_hours = *oracle;
+  for (PolicyReport& rep : report.policies) {
+    if (*oracle > 0) rep.ratio_to_oracle = rep.slot_hours / *oracle;
+  }
+  return run;
+}
+
+}  // namespace trimtab::sim

@@ -1,0 +1,233 @@
+#include "sim/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/job_model.h"
+
+namespace trimtab::sim {
+
+namespace {
+
+constexpr size_t kMaxDecisionRecords = 200;
+
+double Round4(double x) {
+  const double r = std::round(x * 1e4) / 1e4;
+  return r == 0 ? 0.0 : r;  // no "-0"
+}
+
+double CpuSeconds() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
+
+std::map<VertexId, int> CurrentParallelism(const JobModel& m) {
+  std::map<VertexId, int> p;
+  for (const core::VertexInfo& v : m.Topology().vertices) p[v.id] = v.parallelism;
+  return p;
+}
+
+}  // namespace
+
+StatusOr<PolicyReport> RunPolicy(const Scenario& scenario, ScalingPolicy& policy) {
+  const double cpu_start = CpuSeconds();
+  TRIMTAB_ASSIGN_OR_RETURN(std::unique_ptr<JobModel> model, JobModel::Create(scenario.job, scenario.seed));
+  std::vector<const RateProfile*> profiles;
+  for (const VertexId& id : model->source_ids()) {
+    auto it = scenario.workload.find(id);
+    if (it == scenario.workload.end()) return InvalidArgumentError("workload: no profile for source \"" + id + "\"");
+    profiles.push_back(it->second.get());
+  }
+  const PolicyTraits traits = policy.traits();
+  PolicyReport rep;
+  rep.policy = std::string(policy.name());
+  rep.min_slots = model->slots();
+  rep.max_slots = model->slots();
+
+  const double dt = scenario.step_seconds;
+  const int64_t steps = std::llround(scenario.duration_seconds / dt);
+  const int64_t interval_steps = std::max<int64_t>(1, std::llround(scenario.decision_interval_seconds / dt));
+  const std::vector<double>& changes = scenario.change_points;
+  size_t change_index = 0;  // next change point not yet reached
+  struct Window {
+    double last_event = 0;
+    bool violating = false;
+  } window;
+  double slot_seconds = 0, tm_seconds = 0;
+
+  const auto close_window = [&]() {
+    if (change_index == 0) return;
+    ChangeConvergence& c = rep.changes.back();
+    if (!window.violating) c.seconds_to_converge = Round4(window.last_event - c.at_seconds);
+  };
+
+  for (int64_t k = 0; k < steps; ++k) {
+    const double t = static_cast<double>(k) * dt;
+    while (change_index < changes.size() && changes[change_index] <= t) {
+      close_window();
+      rep.changes.push_back(ChangeConvergence{changes[change_index], 0, std::nullopt});
+      window = Window{changes[change_index], window.violating};
+      ++change_index;
+    }
+    for (size_t s = 0; s < profiles.size(); ++s) model->SetSourceRate(static_cast<int>(s), profiles[s]->Rate(t));
+
+    if (traits.every_step || (k > 0 && k % interval_steps == 0)) {
+      PolicyInput in;
+      in.now_seconds = t;
+      in.topology = &model->Topology();
+      std::optional<JobMetrics> metrics;
+      if (traits.needs_metrics) {
+        metrics = model->Snapshot();
+        in.metrics = &*metrics;
+      }
+      if (traits.needs_ground_truth) in.truth = model.get();
+      StatusOr<PolicyDecision> d = policy.Decide(in);
+      if (!d.ok()) return d.status().WithContext("policy " + rep.policy + " at t=" + std::to_string(t));
+      if (d->parallelism) {
+        std::map<VertexId, int> before = CurrentParallelism(*model);
+        StatusOr<double> downtime = model->Rescale(*d->parallelism, RescaleOptions{.free = traits.free_restarts});
+        if (!downtime.ok()) return downtime.status().WithContext("policy " + rep.policy);
+        std::map<VertexId, int> after = CurrentParallelism(*model);
+        if (after != before) {
+          ++rep.rescales;
+          rep.downtime_seconds += *downtime;
+          if (change_index > 0) {
+            ++rep.changes.back().rescales;
+            window.last_event = std::max(window.last_event, t + *downtime);
+          }
+          if (!traits.free_restarts) {
+            if (rep.decisions.size() < kMaxDecisionRecords) {
+              rep.decisions.push_back(DecisionRecord{t, std::move(before), std::move(after),
+                                                     std::move(d->reasons), *downtime});
+            } else {
+              ++rep.decisions_omitted;
+            }
+          }
+        }
+      }
+    }
+
+    model->Step(dt);
+    const int slots = model->slots();
+    slot_seconds += slots * dt;
+    tm_seconds += model->task_managers() * dt;
+    rep.min_slots = std::min(rep.min_slots, slots);
+    rep.max_slots = std::max(rep.max_slots, slots);
+    const double lag = model->LagSeconds();
+    rep.max_lag_seconds = std::max(rep.max_lag_seconds, lag);
+    rep.max_lag_records = std::max(rep.max_lag_records, model->TotalPendingRecords());
+    const bool violating = lag > scenario.slo_lag_seconds;
+    if (violating) {
+      rep.slo_violation_seconds += dt;
+      window.last_event = t + dt;
+    }
+    window.violating = violating;
+  }
+  close_window();
+  rep.slot_hours = slot_seconds / 3600.0;
+  rep.task_manager_hours = tm_seconds / 3600.0;
+  rep.reprocessed_records = model->reprocessed_records();
+  rep.final_parallelism = CurrentParallelism(*model);
+  rep.steps = static_cast<double>(steps);
+  rep.cpu_seconds = CpuSeconds() - cpu_start;
+  return rep;
+}
+
+StatusOr<SimulationReport> RunScenario(const Scenario& scenario, const PolicyRegistry& registry) {
+  SimulationReport report;
+  report.scenario = scenario.name;
+  report.seed = scenario.seed;
+  report.duration_seconds = scenario.duration_seconds;
+  report.step_seconds = scenario.step_seconds;
+  report.slo_lag_seconds = scenario.slo_lag_seconds;
+  std::optional<double> oracle;
+  for (size_t i = 0; i < scenario.policies.size(); ++i) {
+    const PolicySpec& ps = scenario.policies[i];
+    TRIMTAB_ASSIGN_OR_RETURN(std::unique_ptr<ScalingPolicy> policy,
+                             registry.Create(ps.name, *ps.config, JoinPath("policies", i)));
+    TRIMTAB_ASSIGN_OR_RETURN(PolicyReport rep, RunPolicy(scenario, *policy));
+    if (ps.name == "oracle" && ps.config->is_null()) oracle = rep.slot_hours;
+    report.policies.push_back(std::move(rep));
+  }
+  if (!oracle) {
+    TRIMTAB_ASSIGN_OR_RETURN(std::unique_ptr<ScalingPolicy> bound, MakeOraclePolicy(Json()));
+    TRIMTAB_ASSIGN_OR_RETURN(PolicyReport rep, RunPolicy(scenario, *bound));
+    oracle = rep.slot_hours;
+  }
+  report.oracle_slot_hours = *oracle;
+  for (PolicyReport& rep : report.policies) {
+    if (*oracle > 0) rep.ratio_to_oracle = rep.slot_hours / *oracle;
+  }
+  return report;
+}
+
+Json ReportToJson(const SimulationReport& report, bool include_timing) {
+  Json j = Json::object();
+  j["scenario"] = report.scenario;
+  j["seed"] = report.seed;
+  j["durationSeconds"] = Round4(report.duration_seconds);
+  j["stepSeconds"] = Round4(report.step_seconds);
+  j["sloLagSeconds"] = Round4(report.slo_lag_seconds);
+  j["oracleSlotHours"] = Round4(report.oracle_slot_hours);
+  Json policies = Json::array();
+  for (const PolicyReport& p : report.policies) {
+    Json pj = Json::object();
+    pj["policy"] = p.policy;
+    pj["slotHours"] = Round4(p.slot_hours);
+    pj["ratioToOracle"] = p.ratio_to_oracle ? Json(Round4(*p.ratio_to_oracle)) : Json();
+    pj["taskManagerHours"] = Round4(p.task_manager_hours);
+    pj["minSlots"] = p.min_slots;
+    pj["maxSlots"] = p.max_slots;
+    pj["sloViolationSeconds"] = Round4(p.slo_violation_seconds);
+    pj["maxLagSeconds"] = Round4(p.max_lag_seconds);
+    pj["maxLagRecords"] = Round4(p.max_lag_records);
+    pj["rescales"] = p.rescales;
+    pj["downtimeSeconds"] = Round4(p.downtime_seconds);
+    pj["reprocessedRecords"] = Round4(p.reprocessed_records);
+    Json fp = Json::object();
+    for (const auto& [id, n] : p.final_parallelism) fp[id] = n;
+    pj["finalParallelism"] = std::move(fp);
+    Json changes = Json::array();
+    for (const ChangeConvergence& c : p.changes) {
+      changes.push_back({{"at", Round4(c.at_seconds)},
+                         {"rescales", c.rescales},
+                         {"secondsToConverge", c.seconds_to_converge ? Json(*c.seconds_to_converge) : Json()}});
+    }
+    pj["changes"] = std::move(changes);
+    Json decisions = Json::array();
+    for (const DecisionRecord& d : p.decisions) {
+      Json from = Json::object(), to = Json::object();
+      for (const auto& [id, n] : d.from) from[id] = n;
+      for (const auto& [id, n] : d.to) to[id] = n;
+      decisions.push_back({{"time", Round4(d.time_seconds)},
+                           {"from", std::move(from)},
+                           {"to", std::move(to)},
+                           {"downtimeSeconds", Round4(d.downtime_seconds)},
+                           {"reasons", d.reasons}});
+    }
+    pj["decisions"] = std::move(decisions);
+    pj["decisionsOmitted"] = p.decisions_omitted;
+    if (include_timing) {
+      pj["cpuSeconds"] = p.cpu_seconds;
+      pj["jobDaysPerCpuSecond"] =
+          p.cpu_seconds > 0 ? report.duration_seconds / 86400.0 / p.cpu_seconds : 0.0;
+    }
+    policies.push_back(std::move(pj));
+  }
+  j["policies"] = std::move(policies);
+  if (include_timing) j["jobDaysPerCpuSecond"] = JobDaysPerCpuSecond(report);
+  return j;
+}
+
+std::string ReportToText(const SimulationReport& report, bool include_timing) {
+  return ReportToJson(report, include_timing).dump(2) + "\n";
+}
+
+double JobDaysPerCpuSecond(const SimulationReport& report) {
+  double cpu = 0;
+  for (const PolicyReport& p : report.policies) cpu += p.cpu_seconds;
+  const double days = report.duration_seconds / 86400.0 * static_cast<double>(report.policies.size());
+  return cpu > 0 ? days / cpu : 0.0;
+}
+
+}  // namespace trimtab::sim

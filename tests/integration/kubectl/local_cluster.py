@@ -1,0 +1,143 @@
+"""Starts `trimtab local` for an end-to-end test and stops it again.
+
+`trimtab local --data-dir DIR --port 0` serves the Kubernetes API on a free loopback port and
+writes a kubeconfig into DIR (its path is also printed). LocalCluster waits for that file and
+for /version to answer, and gives the tests an environment in which kubectl and the Python
+client talk to the local server only (KUBECONFIG, HOME and the kubectl cache inside the
+temporary directory).
+"""
+
+import glob
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+SKIP = 77  # ctest SKIP_RETURN_CODE
+
+
+class LocalCluster:
+    def __init__(self, trimtab, startup_timeout=60):
+        self.trimtab = trimtab
+        self.startup_timeout = startup_timeout
+        self.tmp = tempfile.mkdtemp(prefix="trimtab-e2e-")
+        self.data_dir = os.path.join(self.tmp, "data")
+        os.makedirs(self.data_dir)
+        self.log_path = os.path.join(self.tmp, "trimtab-local.log")
+        self.proc = None
+        self.kubeconfig = None
+        self.server = None
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
+
+    def start(self):
+        log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(
+            [self.trimtab, "local", "--data-dir", self.data_dir, "--port", "0"],
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + self.startup_timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("trimtab local exited with %d:\n%s" %
+                                   (self.proc.returncode, self.log()))
+            self.kubeconfig = self._find_kubeconfig()
+            if self.kubeconfig and self._server_answers():
+                return
+            time.sleep(0.2)
+        raise RuntimeError("trimtab local did not become ready in %ds:\n%s" %
+                           (self.startup_timeout, self.log()))
+
+    def _find_kubeconfig(self):
+        candidates = sorted(glob.glob(os.path.join(self.data_dir, "*kubeconfig*")))
+        for line in self.log().splitlines():
+            for word in line.split():
+                if "kubeconfig" in word and os.path.isfile(word):
+                    candidates.insert(0, word)
+        for path in candidates:
+            if os.path.isfile(path) and os.path.getsize(path) > 0:
+                return path
+        return None
+
+    def _server_answers(self):
+        try:
+            with open(self.kubeconfig) as f:
+                for line in f:
+                    line = line.strip()
+                    if line.startswith("server:"):
+                        self.server = line.split(":", 1)[1].strip().strip('"')
+            if not self.server:
+                return False
+            with urllib.request.urlopen(self.server + "/version", timeout=2) as r:
+                return r.status == 200
+        except (OSError, ValueError):
+            return False
+
+    def log(self):
+        try:
+            with open(self.log_path, "rb") as f:
+                return f.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+    def env(self):
+        env = dict(os.environ)
+        env["KUBECONFIG"] = self.kubeconfig
+        env["HOME"] = self.tmp
+        env.pop("KUBECTL_EXTERNAL_DIFF", None)
+        return env
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        if os.environ.get("TRIMTAB_E2E_KEEP_TMP"):
+            print("kept", self.tmp, file=sys.stderr)
+        else:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+class Checks:
+    """Collects named checks so that one failure does not hide the next ones."""
+
+    def __init__(self):
+        self.passed = []
+        self.failed = []
+
+    def run(self, name, fn):
+        try:
+            fn()
+            self.passed.append(name)
+            print("PASS", name, flush=True)
+        except Exception as e:  # noqa: BLE001 - report every kind of failure by name
+            self.failed.append((name, e))
+            print("FAIL", name, "\n    " + str(e).replace("\n", "\n    "), flush=True)
+
+    def exit_code(self):
+        print("\n%d passed, %d failed" % (len(self.passed), len(self.failed)))
+        for name, e in self.failed:
+            print("  failed:", name)
+        return 1 if self.failed else 0
+
+
+def expect(cond, message):
+    if not cond:
+        raise AssertionError(message)
+
+
+def expect_in(needle, haystack, what="output"):
+    if needle not in haystack:
+        raise AssertionError("%r not in %s:\n%s" % (needle, what, haystack))
