@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The embedded default demo (`make demo`). For now it walks through `trimtab eval` examples:
-# each example is one scaling decision, printed with the reasons of every stage.
+# The embedded default demo (`make demo`): first a walk through `trimtab eval hpa` examples (each
+# one scaling decision, printed with the reasons of every stage), then `trimtab simulate`
+# comparing the scaling policies on a Nexmark-q5-shaped job whose load steps up.
 set -euo pipefail
 trimtab="${1:?usage: demo.sh PATH_TO_TRIMTAB}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -23,3 +24,16 @@ for f in "${examples[@]}"; do
   "$trimtab" eval hpa --summary "$f"
   echo
 done
+
+echo "=================================================================="
+echo "  trimtab simulate examples/simulate/q5-step-up.yaml"
+echo "  A windowed-aggregation job (Nexmark q5 shape) whose input steps up; every policy runs"
+echo "  the same job and load in virtual time. slot-h = cost in slot-hours (x oracle = ratio to"
+echo "  the best possible); SLO viol = time with lag above the SLO; converge = rescale steps"
+echo "  after each load change. The 'trimtab' row is the default policy."
+echo "=================================================================="
+"$trimtab" simulate -q "$root/examples/simulate/q5-step-up.yaml"
+echo
+echo "Next: 'trimtab simulate --report out.html SCENARIO' for charts and every decision's reasons,"
+echo "'trimtab eval flink -f examples/eval/flink-scale-up.json' for one Flink autoscaler decision,"
+echo "'trimtab local' for a Kubernetes-compatible API server that kubectl talks to."

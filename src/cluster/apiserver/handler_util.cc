@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cluster/apiserver/protobuf_decode.h"
+
 namespace trimtab::cluster {
 
 using http::HttpResponse;
@@ -109,6 +111,10 @@ std::optional<int64_t> ParseInt(const std::string& text) {
 
 ApiResult<Json> DecodeBody(const http::HttpRequest& request) {
   std::string type = MediaType(request.Header("Content-Type"));
+  if (IsKubernetesProtobufMediaType(type)) {
+    if (request.body.empty()) return BadRequest("the request body is empty");
+    return DecodeProtobufBody(request.body);
+  }
   if (type.find("protobuf") != std::string::npos || type.find("cbor") != std::string::npos) {
     return UnsupportedMediaType(
         "the body of the request was in an unknown format - accepted media types include: "

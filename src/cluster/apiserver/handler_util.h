@@ -42,7 +42,8 @@ bool IsTrue(const std::string& value);
 bool IsWatch(const ApiHandler::Call& call);
 std::optional<int64_t> ParseInt(const std::string& text);
 
-// JSON or YAML body by Content-Type; protobuf and unknown types give 415, bad syntax 400.
+// JSON or YAML body by Content-Type, bad syntax 400. Kubernetes protobuf bodies are decoded
+// for the kinds protobuf_decode.h supports (415 for others); CBOR and unknown types give 415.
 ApiResult<Json> DecodeBody(const http::HttpRequest& request);
 // DeleteOptions from the body and the query (propagationPolicy, gracePeriodSeconds, dryRun,
 // orphanDependents, preconditions).

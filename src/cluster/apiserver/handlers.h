@@ -8,7 +8,8 @@
 //                                                apply), delete, deletecollection; subresources
 //                                                status, scale, pods/log, namespaces/finalize
 //
-// Request bodies are JSON (YAML accepted too); protobuf bodies get 415. Every error is a
+// Request bodies are JSON (YAML accepted too) or, for a few core kinds, Kubernetes protobuf
+// (protobuf_decode.h; other kinds get 415). Every error is a
 // metav1.Status with the upstream reason and code; an unexpected exception becomes a 500 Status,
 // never a crash.
 //
