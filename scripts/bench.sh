@@ -4,9 +4,9 @@ set -euo pipefail
 build="${1:?usage: bench.sh BUILD_DIR}"
 shopt -s nullglob
 ran=0
-for b in "$build"/bench/*_bench; do
+while IFS= read -r b; do
   echo "== $(basename "$b")"
   "$b"
   ran=1
-done
+done < <(find "$build/bench" -type f -name '*_bench' -perm -u+x | sort)
 [ "$ran" = 1 ] || { echo "bench: no benchmarks built under $build/bench" >&2; exit 1; }

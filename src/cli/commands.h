@@ -9,7 +9,15 @@ namespace CLI {
 class App;
 }
 
+#include <string>
+
+#include "common/status.h"
+
 namespace trimtab::cli {
+
+// The text of an input document named on the command line: a file path, or "-" for stdin.
+// Sets *source to what error messages should call it ("stdin" or the path).
+StatusOr<std::string> ReadInputDocument(const std::string& path, std::string* source);
 
 void RegisterVersionCommand(CLI::App& app, int* exit_code);
 // `simulate`: a job in virtual time under a workload, one run per scaling policy (src/sim).

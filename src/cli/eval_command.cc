@@ -2,7 +2,21 @@
 
 #include "cli/commands.h"
 
+#include <iostream>
+#include <iterator>
+
+#include "common/json.h"
+
 namespace trimtab::cli {
+
+StatusOr<std::string> ReadInputDocument(const std::string& path, std::string* source) {
+  if (path == "-") {
+    *source = "stdin";
+    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  }
+  *source = path;
+  return ReadFile(path);
+}
 
 void RegisterEvalCommand(CLI::App& app, int* exit_code) {
   CLI::App* eval = app.add_subcommand(

@@ -1,6 +1,5 @@
 // `trimtab eval flink`: one Flink autoscaler cycle, JSON in, JSON out (docs/eval-flink.md).
 #include <iostream>
-#include <iterator>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -20,23 +19,18 @@ void RegisterEvalFlinkCommand(CLI::App& eval, int* exit_code) {
       "and the new state. See docs/eval-flink.md.");
   auto file = std::make_shared<std::string>("-");
   auto compact = std::make_shared<bool>(false);
-  cmd->add_option("-f,--file", *file, "Input document (JSON or YAML); '-' reads stdin")
+  cmd->add_option("FILE,-f,--file", *file, "Input document (JSON or YAML); '-' reads stdin")
       ->capture_default_str();
   cmd->add_flag("--compact", *compact, "Print the result on one line");
   cmd->callback([file, compact, exit_code] {
-    std::string text;
-    if (*file == "-") {
-      text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    } else {
-      auto read = ReadFile(*file);
-      if (!read.ok()) {
-        std::cerr << "error: " << read.status().message() << "\n";
-        *exit_code = 1;
-        return;
-      }
-      text = std::move(*read);
+    std::string source;
+    auto text = ReadInputDocument(*file, &source);
+    if (!text.ok()) {
+      std::cerr << "error: " << text.status().message() << "\n";
+      *exit_code = 1;
+      return;
     }
-    auto doc = ParseYaml(text, *file == "-" ? "stdin" : *file);
+    auto doc = ParseYaml(*text, source);
     if (!doc.ok()) {
       std::cerr << "error: " << doc.status().message() << "\n";
       *exit_code = 1;

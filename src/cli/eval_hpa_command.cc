@@ -3,7 +3,6 @@
 // explanation instead of JSON. Bad input: the error names the field, on stderr, exit code 1.
 #include <CLI/CLI.hpp>
 #include <iostream>
-#include <iterator>
 #include <memory>
 #include <string>
 
@@ -26,21 +25,14 @@ void RegisterEvalHpaCommand(CLI::App& eval, int* exit_code) {
       ->capture_default_str();
   cmd->add_flag("--summary", *summary, "Print a short human-readable explanation instead of JSON");
   cmd->callback([file, summary, exit_code] {
-    std::string text;
-    std::string source = *file;
-    if (*file == "-") {
-      text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-      source = "stdin";
-    } else {
-      auto read = ReadFile(*file);
-      if (!read.ok()) {
-        std::cerr << "error: " << read.status().message() << "\n";
-        *exit_code = 1;
-        return;
-      }
-      text = std::move(*read);
+    std::string source;
+    auto text = ReadInputDocument(*file, &source);
+    if (!text.ok()) {
+      std::cerr << "error: " << text.status().message() << "\n";
+      *exit_code = 1;
+      return;
     }
-    auto out = core::hpa::EvalHpa(text, source, *summary);
+    auto out = core::hpa::EvalHpa(*text, source, *summary);
     if (!out.ok()) {
       std::cerr << "error: " << out.status().message() << "\n";
       *exit_code = 1;

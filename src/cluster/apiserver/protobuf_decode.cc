@@ -141,9 +141,15 @@ StatusOr<Json> DecodeOwnerReference(std::string_view bytes) {
   while (!r.done()) {
     TRIMTAB_ASSIGN_OR_RETURN(ProtoField f, r.Next());
     switch (f.number) {
-      case 1: TRIMTAB_RETURN_IF_ERROR(SetString(f, "ownerReferences.kind", "kind", &out)); break;
-      case 3: TRIMTAB_RETURN_IF_ERROR(SetString(f, "ownerReferences.name", "name", &out)); break;
-      case 4: TRIMTAB_RETURN_IF_ERROR(SetString(f, "ownerReferences.uid", "uid", &out)); break;
+      case 1:
+        TRIMTAB_RETURN_IF_ERROR(SetString(f, "ownerReferences.kind", "kind", &out));
+        break;
+      case 3:
+        TRIMTAB_RETURN_IF_ERROR(SetString(f, "ownerReferences.name", "name", &out));
+        break;
+      case 4:
+        TRIMTAB_RETURN_IF_ERROR(SetString(f, "ownerReferences.uid", "uid", &out));
+        break;
       case 5:
         TRIMTAB_RETURN_IF_ERROR(SetString(f, "ownerReferences.apiVersion", "apiVersion", &out));
         break;
@@ -156,7 +162,8 @@ StatusOr<Json> DecodeOwnerReference(std::string_view bytes) {
                                  Bool(f, "ownerReferences.blockOwnerDeletion"));
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
   return out;
@@ -171,24 +178,26 @@ StatusOr<Json> DecodeObjectMeta(std::string_view bytes) {
   while (!r.done()) {
     TRIMTAB_ASSIGN_OR_RETURN(ProtoField f, r.Next());
     switch (f.number) {
-      case 1: TRIMTAB_RETURN_IF_ERROR(SetString(f, "metadata.name", "name", &out)); break;
+      case 1:
+        TRIMTAB_RETURN_IF_ERROR(SetString(f, "metadata.name", "name", &out));
+        break;
       case 2:
         TRIMTAB_RETURN_IF_ERROR(SetString(f, "metadata.generateName", "generateName", &out));
         break;
       case 3:
         TRIMTAB_RETURN_IF_ERROR(SetString(f, "metadata.namespace", "namespace", &out));
         break;
-      case 5: TRIMTAB_RETURN_IF_ERROR(SetString(f, "metadata.uid", "uid", &out)); break;
+      case 5:
+        TRIMTAB_RETURN_IF_ERROR(SetString(f, "metadata.uid", "uid", &out));
+        break;
       case 6:
-        TRIMTAB_RETURN_IF_ERROR(
-            SetString(f, "metadata.resourceVersion", "resourceVersion", &out));
+        TRIMTAB_RETURN_IF_ERROR(SetString(f, "metadata.resourceVersion", "resourceVersion", &out));
         break;
       case 11:
         TRIMTAB_RETURN_IF_ERROR(AddMapEntry(f, false, "metadata.labels", &out["labels"]));
         break;
       case 12:
-        TRIMTAB_RETURN_IF_ERROR(
-            AddMapEntry(f, false, "metadata.annotations", &out["annotations"]));
+        TRIMTAB_RETURN_IF_ERROR(AddMapEntry(f, false, "metadata.annotations", &out["annotations"]));
         break;
       case 13: {
         TRIMTAB_ASSIGN_OR_RETURN(std::string_view b, Bytes(f, "metadata.ownerReferences"));
@@ -199,7 +208,8 @@ StatusOr<Json> DecodeObjectMeta(std::string_view bytes) {
       case 14:
         TRIMTAB_RETURN_IF_ERROR(AppendString(f, "metadata.finalizers", "finalizers", &out));
         break;
-      default: break;
+      default:
+        break;
     }
   }
   return out;
@@ -253,8 +263,12 @@ StatusOr<Json> DecodeConfigMap(std::string_view raw, Json out) {
   while (!r.done()) {
     TRIMTAB_ASSIGN_OR_RETURN(ProtoField f, r.Next());
     switch (f.number) {
-      case 1: TRIMTAB_RETURN_IF_ERROR(DecodeMetadataField(f, &out)); break;
-      case 2: TRIMTAB_RETURN_IF_ERROR(AddMapEntry(f, false, "data", &out["data"])); break;
+      case 1:
+        TRIMTAB_RETURN_IF_ERROR(DecodeMetadataField(f, &out));
+        break;
+      case 2:
+        TRIMTAB_RETURN_IF_ERROR(AddMapEntry(f, false, "data", &out["data"]));
+        break;
       case 3:
         TRIMTAB_RETURN_IF_ERROR(AddMapEntry(f, true, "binaryData", &out["binaryData"]));
         break;
@@ -262,7 +276,8 @@ StatusOr<Json> DecodeConfigMap(std::string_view raw, Json out) {
         TRIMTAB_ASSIGN_OR_RETURN(out["immutable"], Bool(f, "immutable"));
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
   return out;
@@ -274,9 +289,15 @@ StatusOr<Json> DecodeSecret(std::string_view raw, Json out) {
   while (!r.done()) {
     TRIMTAB_ASSIGN_OR_RETURN(ProtoField f, r.Next());
     switch (f.number) {
-      case 1: TRIMTAB_RETURN_IF_ERROR(DecodeMetadataField(f, &out)); break;
-      case 2: TRIMTAB_RETURN_IF_ERROR(AddMapEntry(f, true, "data", &out["data"])); break;
-      case 3: TRIMTAB_RETURN_IF_ERROR(SetString(f, "type", "type", &out)); break;
+      case 1:
+        TRIMTAB_RETURN_IF_ERROR(DecodeMetadataField(f, &out));
+        break;
+      case 2:
+        TRIMTAB_RETURN_IF_ERROR(AddMapEntry(f, true, "data", &out["data"]));
+        break;
+      case 3:
+        TRIMTAB_RETURN_IF_ERROR(SetString(f, "type", "type", &out));
+        break;
       case 4:
         TRIMTAB_RETURN_IF_ERROR(AddMapEntry(f, false, "stringData", &out["stringData"]));
         break;
@@ -284,7 +305,8 @@ StatusOr<Json> DecodeSecret(std::string_view raw, Json out) {
         TRIMTAB_ASSIGN_OR_RETURN(out["immutable"], Bool(f, "immutable"));
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
   return out;
@@ -330,7 +352,8 @@ StatusOr<Envelope> DecodeEnvelope(std::string_view message) {
         TRIMTAB_ASSIGN_OR_RETURN(env.content_type, String(f, "contentType"));
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
   return env;
@@ -441,8 +464,9 @@ bool IsKubernetesProtobufMediaType(std::string_view media_type) {
 
 ApiResult<Json> DecodeProtobufBody(std::string_view body) {
   if (body.substr(0, kK8sProtobufMagic.size()) != kK8sProtobufMagic) {
-    return Unsupported("the body of the request was in an unknown format: a protobuf body must "
-                       "start with the \"k8s\\0\" prefix");
+    return Unsupported(
+        "the body of the request was in an unknown format: a protobuf body must "
+        "start with the \"k8s\\0\" prefix");
   }
   auto env = DecodeEnvelope(body.substr(kK8sProtobufMagic.size()));
   if (!env.ok()) return BadRequest(env.status().message());
@@ -464,7 +488,8 @@ ApiResult<Json> DecodeProtobufBody(std::string_view body) {
   } else if (env->api_version == "v1" && env->kind == "Secret") {
     decoded = DecodeSecret(env->raw, std::move(shell));
   } else {
-    std::string gvk = env->api_version.empty() ? env->kind : env->api_version + ", Kind=" + env->kind;
+    std::string gvk =
+        env->api_version.empty() ? env->kind : env->api_version + ", Kind=" + env->kind;
     return Unsupported("protobuf request bodies of kind " + gvk + " are not supported");
   }
   if (!decoded.ok()) return BadRequest(decoded.status().message());

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <optional>
+#include <string>
 
 #include "core/chain/slot_math.h"
 
@@ -68,15 +70,25 @@ StatusOr<core::ExecutorResult> RestartCostGate::Execute(const core::ExecutorCont
 
   double benefit = 0;
   if (scale_up) {
+    // TRUE_PROCESSING_RATE is in records/s into the vertex; a vertex behind a selective operator
+    // sees only part of the stream. Normalise to source records/s (the units of input_rate and
+    // lag): capacity(v) = TPR(v) * input_rate / TARGET_DATA_RATE(v), i.e. divided by the
+    // vertex's share of the source stream. The share does not change with the parallelism, so
+    // the expected rate after the rescale is normalised the same way.
+    if (!(input_rate > 0)) {
+      return core::ExecutorResult::Veto(
+          std::string("the sources' ") + core::kMetricTargetDataRate +
+          " is zero: capacities in source records/s are unknown");
+    }
     constexpr double kUnbounded = std::numeric_limits<double>::infinity();
     double before = kUnbounded;
     double after = kUnbounded;
     for (const core::VertexInfo& v : topology.vertices) {
-      std::optional<double> tpr =
-          VertexMetric(context, summaries, v.id, core::kMetricTrueProcessingRate, true);
       auto s = summaries.find(v.id);
       bool scaled_up = s != summaries.end() &&
                        s->second.new_parallelism > s->second.current_parallelism;
+      std::optional<double> tpr =
+          VertexMetric(context, summaries, v.id, core::kMetricTrueProcessingRate, true);
       if (!tpr) {
         if (scaled_up) {
           return core::ExecutorResult::Veto(std::string("metric ") +
@@ -85,6 +97,19 @@ StatusOr<core::ExecutorResult> RestartCostGate::Execute(const core::ExecutorCont
         }
         continue;  // unknown capacity of an unchanged vertex: not the known bottleneck
       }
+      std::optional<double> target =
+          VertexMetric(context, summaries, v.id, core::kMetricTargetDataRate, true);
+      if (!target || !(*target > 0)) {
+        // Its share of the source stream is unknown: its capacity cannot be compared with the
+        // others'. Like a missing TRUE_PROCESSING_RATE: a veto if it is scaled up, else skipped.
+        if (scaled_up) {
+          return core::ExecutorResult::Veto(
+              std::string("metric ") + core::kMetricTargetDataRate + " of vertex " + v.id +
+              " is unavailable or zero (its capacity in source records/s is unknown)");
+        }
+        continue;
+      }
+      const double to_source_units = input_rate / *target;
       double new_rate = *tpr;
       if (s != summaries.end()) {
         std::optional<double> expected =
@@ -93,8 +118,15 @@ StatusOr<core::ExecutorResult> RestartCostGate::Execute(const core::ExecutorCont
                             : *tpr * s->second.new_parallelism /
                                   std::max(1, s->second.current_parallelism);
       }
-      before = std::min(before, *tpr);
-      after = std::min(after, new_rate);
+      before = std::min(before, *tpr * to_source_units);
+      after = std::min(after, new_rate * to_source_units);
+    }
+    if (before == kUnbounded || after == kUnbounded) {
+      // Not reachable while a scaled-up vertex must have both metrics; kept so that an unknown
+      // capacity is never an approval.
+      return core::ExecutorResult::Veto(
+          "no vertex has both TRUE_PROCESSING_RATE and a non-zero TARGET_DATA_RATE: the benefit "
+          "is unknown");
     }
     const double demand = lag + input_rate * period;
     benefit += std::min(after * period, demand) - std::min(before * period, demand);

@@ -7,16 +7,19 @@
 // The benefit is what the new parallelism processes over the next `periodSeconds` that the old
 // one would not, bounded by what there is to process (the backlog plus the input of the period):
 //
-//   capacity  = min over vertices of TRUE_PROCESSING_RATE (the bottleneck), before and after; a
+//   capacity  = min over vertices of TRUE_PROCESSING_RATE (the bottleneck), before and after,
+//               each in source records/s: TPR(v) * R / TARGET_DATA_RATE(v) (TPR counts records
+//               into v, which behind a selective operator is a fraction of the source stream); a
 //               scaled vertex's new rate is its EXPECTED_PROCESSING_RATE, or its current rate
-//               scaled by new/current parallelism
+//               scaled by new/current parallelism, normalised the same way
 //   demand    = L + R * period                L = sum of the sources' LAG (records)
 //   benefit   = min(after * period, demand) - min(before * period, demand)
 //
 // Scale-downs are not gated unless scaleDownRecordsPerSlotSecond > 0: then freed slots count as a
 // benefit of freed_slots * period * that value (how many records one slot-second is worth).
-// benefit < cost -> veto; otherwise approve. A missing TARGET_DATA_RATE of a source or a missing
-// TRUE_PROCESSING_RATE of a scaled-up vertex is a veto (unknown benefit).
+// benefit < cost -> veto; otherwise approve. A missing TARGET_DATA_RATE of a source, or a missing
+// TRUE_PROCESSING_RATE or missing/zero TARGET_DATA_RATE of a scaled-up vertex, is a veto (unknown
+// benefit); an unchanged vertex without them is left out of the minimum.
 //
 // Config: {"periodSeconds": 3600, "restartSeconds": 60, "scaleDownRecordsPerSlotSecond": 0,
 //          "slotSharing": true}

@@ -22,6 +22,25 @@ core::ExecutorContext Context(double v1_rate, double lag, std::vector<int> paral
   c.metrics.vertices["v0"][core::kMetricLag] = EvaluatedMetric{.current = lag};
   c.metrics.vertices["v0"][core::kMetricTrueProcessingRate] = EvaluatedMetric{.average = 5000};
   c.metrics.vertices["v1"][core::kMetricTrueProcessingRate] = EvaluatedMetric{.average = v1_rate};
+  // v1 sees the whole stream (selectivity 1): its capacity in source records/s is its own rate.
+  c.metrics.vertices["v1"][core::kMetricTargetDataRate] = EvaluatedMetric{.average = 1000};
+  return c;
+}
+
+// Source v0 (10,000 records/s in) -> filter v1 (passes 2 %) -> window v2 (200 records/s in).
+// Per-vertex capacity in records/s into the vertex: v0 8,000 (the real bottleneck), v1 50,000,
+// v2 1,000 -- the smallest raw rate, but 1,000 / 2 % = 50,000 source records/s.
+core::ExecutorContext SelectiveChain() {
+  core::ExecutorContext c{.job_key = "ns/job"};
+  c.topology = LinearTopology({2, 2, 1});
+  auto& m = c.metrics.vertices;
+  m["v0"][core::kMetricTargetDataRate] = EvaluatedMetric{.average = 10000};
+  m["v0"][core::kMetricLag] = EvaluatedMetric{.current = 0};
+  m["v0"][core::kMetricTrueProcessingRate] = EvaluatedMetric{.average = 8000};
+  m["v1"][core::kMetricTargetDataRate] = EvaluatedMetric{.average = 10000};
+  m["v1"][core::kMetricTrueProcessingRate] = EvaluatedMetric{.average = 50000};
+  m["v2"][core::kMetricTargetDataRate] = EvaluatedMetric{.average = 200};
+  m["v2"][core::kMetricTrueProcessingRate] = EvaluatedMetric{.average = 1000};
   return c;
 }
 
@@ -90,6 +109,50 @@ TEST(RestartCostGateTest, MissingMetricsVeto) {
   no_tpr.metrics.vertices["v1"].erase(core::kMetricTrueProcessingRate);
   auto t = Gate(no_tpr, {{"v1", Summary(2, 4)}});
   EXPECT_EQ(t->reason, "metric TRUE_PROCESSING_RATE of vertex v1 is unavailable");
+}
+
+TEST(RestartCostGateTest, SelectiveDownstreamVertexIsNotTheBottleneck) {
+  // Bug: the raw minimum took v2 (1,000/s) as the bottleneck, so doubling the source showed no
+  // benefit and was vetoed. In source records/s: before min(8000, 50000, 50000) = 8000, after
+  // 16000; demand 10000*3600 = 36M; benefit 36M - 28.8M.
+  auto r = Gate(SelectiveChain(), {{"v0", Summary(2, 4)}});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->verdict, ChainVerdict::kApprove);
+  EXPECT_EQ(r->reason,
+            "expected benefit 7200000 records over 3600s covers the restart cost 600000 records "
+            "(60s downtime at 10000 records/s)");
+  // Scaling the selective vertex instead does not move the bottleneck: no benefit.
+  auto window = Gate(SelectiveChain(), {{"v2", Summary(1, 2)}});
+  ASSERT_TRUE(window.ok());
+  EXPECT_EQ(window->verdict, ChainVerdict::kVeto);
+  EXPECT_EQ(window->reason.substr(0, 27), "expected benefit 0 records ");
+}
+
+TEST(RestartCostGateTest, VertexWithoutTargetDataRate) {
+  // An unchanged vertex without TARGET_DATA_RATE is left out of the minimum.
+  core::ExecutorContext no_window_rate = SelectiveChain();
+  no_window_rate.metrics.vertices["v2"].erase(core::kMetricTargetDataRate);
+  auto r = Gate(no_window_rate, {{"v0", Summary(2, 4)}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->verdict, ChainVerdict::kApprove);
+  // A scaled-up one without it (or with zero) is a veto: its benefit is unknown.
+  auto scaled = Gate(no_window_rate, {{"v2", Summary(1, 2)}});
+  ASSERT_TRUE(scaled.ok());
+  EXPECT_EQ(scaled->verdict, ChainVerdict::kVeto);
+  EXPECT_EQ(scaled->reason,
+            "metric TARGET_DATA_RATE of vertex v2 is unavailable or zero (its capacity in source "
+            "records/s is unknown)");
+  core::ExecutorContext zero = SelectiveChain();
+  zero.metrics.vertices["v1"][core::kMetricTargetDataRate] = EvaluatedMetric{.average = 0};
+  auto z = Gate(zero, {{"v1", Summary(2, 4)}});
+  EXPECT_EQ(z->verdict, ChainVerdict::kVeto);
+  // No input at the sources: nothing can be normalised, not an approval.
+  core::ExecutorContext idle = SelectiveChain();
+  idle.metrics.vertices["v0"][core::kMetricTargetDataRate] = EvaluatedMetric{.average = 0};
+  auto i = Gate(idle, {{"v0", Summary(2, 4)}});
+  EXPECT_EQ(i->verdict, ChainVerdict::kVeto);
+  EXPECT_EQ(i->reason,
+            "the sources' TARGET_DATA_RATE is zero: capacities in source records/s are unknown");
 }
 
 TEST(RestartCostGateTest, ScaleDownsGatedOnlyWhenValued) {

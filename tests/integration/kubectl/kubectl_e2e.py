@@ -159,20 +159,37 @@ def main():
         c.run("api-resources", api_resources)
 
         def create_namespace():
-            p = k.run("create", "namespace", NS, ok=None)
-            if p.returncode != 0:
-                # kubectl 1.32 generator commands send protobuf bodies.
-                expect_in("unknown format", p.stderr, "stderr")
-                print("    note: `kubectl create namespace` (protobuf body) unsupported; using -f")
-                out = k.out("create", "-f", "-", stdin="apiVersion: v1\nkind: Namespace\n"
-                            "metadata:\n  name: %s\n" % NS)
-            else:
-                out = p.stdout
+            # kubectl 1.32 generator commands send protobuf bodies.
+            out = k.out("create", "namespace", NS)
             expect_in("namespace/%s created" % NS, out)
             rows = table_rows(k.out("get", "namespace", NS))
             expect(rows[0][:3] == ["NAME", "STATUS", "AGE"], str(rows))
             expect(rows[1][:2] == [NS, "Active"], str(rows))
-        c.run("create namespace", create_namespace)
+            obj = k.json("get", "namespace", NS)
+            expect(obj["kind"] == "Namespace" and obj["metadata"]["name"] == NS, str(obj))
+        c.run("create namespace (protobuf body)", create_namespace)
+
+        def create_from_literals():
+            out = k.out("create", "configmap", "lit-cm", "-n", NS, "--from-literal=a=b",
+                        "--from-literal=greeting=hello world")
+            expect_in("configmap/lit-cm created", out)
+            cm = k.json("get", "configmap", "lit-cm", "-n", NS)
+            expect(cm["data"] == {"a": "b", "greeting": "hello world"}, str(cm))
+            expect(cm["metadata"]["namespace"] == NS and cm["metadata"]["uid"], str(cm))
+            out = k.out("create", "secret", "generic", "lit-secret", "-n", NS,
+                        "--from-literal=user=admin", "--from-literal=password=s3cr3t!")
+            expect_in("secret/lit-secret created", out)
+            secret = k.json("get", "secret", "lit-secret", "-n", NS)
+            expect(secret["type"] == "Opaque", str(secret))
+            expect(secret["data"] == {"user": "YWRtaW4=", "password": "czNjcjN0IQ=="}, str(secret))
+            p = k.run("create", "configmap", "lit-cm", "-n", NS, "--from-literal=a=b", ok=False)
+            expect_in('configmaps "lit-cm" already exists', p.stderr, "stderr")
+            # Kinds the server cannot decode from protobuf name the JSON workaround.
+            p = k.run("create", "deployment", "pb-web", "-n", NS, "--image=nginx", ok=False)
+            expect_in("Kind=Deployment", p.stderr, "stderr")
+            expect_in("--dry-run=client -o yaml | kubectl apply -f -", p.stderr, "stderr")
+        c.run("create configmap / secret generic --from-literal (protobuf bodies)",
+              create_from_literals)
 
         def apply_crds():
             out = k.out("apply", *sum([["-f", f] for f in crds], []))
