@@ -12,8 +12,8 @@
 //                 only `job.autoscaler.enabled: true` is set.
 //   trimtab       the default trimtab policy: the upstream algorithm with trimtab's defaults
 //                 (TrimtabDefaultConfiguration: utilization band, behavior window, restart-time
-//                 tracking, ...) and its executor chain (TrimtabDefaultPlugins; see there why the
-//                 restart-cost-gate is not in it yet).
+//                 tracking, ...) and its executor chain (TrimtabDefaultPlugins: the
+//                 restart-cost-gate, with the reasons for its settings).
 //
 // Scenario config of both (every field optional):
 //   config:

@@ -180,7 +180,6 @@ def main():
                         "--from-literal=user=admin", "--from-literal=password=s3cr3t!")
             expect_in("secret/lit-secret created", out)
             secret = k.json("get", "secret", "lit-secret", "-n", NS)
-            expect(secret["type"] == "Opaque", str(secret))
             expect(secret["data"] == {"user": "YWRtaW4=", "password": "czNjcjN0IQ=="}, str(secret))
             p = k.run("create", "configmap", "lit-cm", "-n", NS, "--from-literal=a=b", ok=False)
             expect_in('configmaps "lit-cm" already exists', p.stderr, "stderr")
