@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
   libboost-dev libboost-system-dev
-  libcurl4-openssl-dev
+  libcurl4-openssl-dev openssl
   nlohmann-json3-dev libyaml-cpp-dev
   libsqlite3-dev zlib1g-dev
   libspdlog-dev libfmt-dev libcli11-dev

@@ -133,7 +133,8 @@ StatusOr<PolicyReport> RunPolicy(const Scenario& scenario, ScalingPolicy& policy
   return rep;
 }
 
-StatusOr<SimulationReport> RunScenario(const Scenario& scenario, const PolicyRegistry& registry) {
+StatusOr<SimulationReport> RunScenario(const Scenario& scenario, const PolicyRegistry& registry,
+                                       const RunHooks& hooks) {
   SimulationReport report;
   report.scenario = scenario.name;
   report.seed = scenario.seed;
@@ -145,7 +146,9 @@ StatusOr<SimulationReport> RunScenario(const Scenario& scenario, const PolicyReg
     const PolicySpec& ps = scenario.policies[i];
     TRIMTAB_ASSIGN_OR_RETURN(std::unique_ptr<ScalingPolicy> policy,
                              registry.Create(ps.name, *ps.config, JoinPath("policies", i)));
+    if (hooks.decorate) policy = hooks.decorate(i, std::move(policy));
     TRIMTAB_ASSIGN_OR_RETURN(PolicyReport rep, RunPolicy(scenario, *policy));
+    if (hooks.finished) hooks.finished(i, rep);
     if (ps.name == "oracle" && ps.config->is_null()) oracle = rep.slot_hours;
     report.policies.push_back(std::move(rep));
   }

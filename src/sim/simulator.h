@@ -77,8 +77,21 @@ struct SimulationReport {
   std::vector<PolicyReport> policies;  // scenario order
 };
 
-// Runs every policy of `scenario`. Policies are built from `registry`.
-StatusOr<SimulationReport> RunScenario(const Scenario& scenario, const PolicyRegistry& registry);
+// Optional hooks into RunScenario, for callers that watch a run (progress, charts) without
+// changing what it computes.
+struct RunHooks {
+  // Wraps policy `index` of the scenario before it runs (e.g. to observe its decisions). The
+  // wrapper must delegate every decision to the policy it wraps.
+  std::function<std::unique_ptr<ScalingPolicy>(size_t index, std::unique_ptr<ScalingPolicy>)>
+      decorate;
+  // Called when policy `index` has finished.
+  std::function<void(size_t index, const PolicyReport&)> finished;
+};
+
+// Runs every policy of `scenario`. Policies are built from `registry`. The oracle is run as well
+// when the scenario does not list it, so every report carries its ratio to the oracle.
+StatusOr<SimulationReport> RunScenario(const Scenario& scenario, const PolicyRegistry& registry,
+                                       const RunHooks& hooks = {});
 
 // Runs one policy (used by RunScenario; exposed for tests and benchmarks).
 StatusOr<PolicyReport> RunPolicy(const Scenario& scenario, ScalingPolicy& policy);

@@ -150,36 +150,21 @@ class ObservingPolicy final : public ScalingPolicy {
 StatusOr<ObservedRun> RunScenarioObserved(const Scenario& scenario, const PolicyRegistry& registry,
                                           const ObserveOptions& options) {
   ObservedRun run;
-  SimulationReport& report = run.report;
-  report.scenario = scenario.name;
-  report.seed = scenario.seed;
-  report.duration_seconds = scenario.duration_seconds;
-  report.step_seconds = scenario.step_seconds;
-  report.slo_lag_seconds = scenario.slo_lag_seconds;
   if (options.record_traces) run.traces.resize(scenario.policies.size());
   run.restarts.resize(scenario.policies.size());
-  std::optional<double> oracle;
-  for (size_t i = 0; i < scenario.policies.size(); ++i) {
-    const PolicySpec& ps = scenario.policies[i];
-    TRIMTAB_ASSIGN_OR_RETURN(std::unique_ptr<ScalingPolicy> inner,
-                             registry.Create(ps.name, *ps.config, JoinPath("policies", i)));
+  RunHooks hooks;
+  hooks.decorate = [&](size_t i, std::unique_ptr<ScalingPolicy> inner) {
     PolicyTrace* trace = options.record_traces ? &run.traces[i] : nullptr;
     if (trace) trace->policy = std::string(inner->name());
-    ObservingPolicy policy(std::move(inner), i, scenario, options, trace, &run.restarts[i]);
-    TRIMTAB_ASSIGN_OR_RETURN(PolicyReport rep, RunPolicy(scenario, policy));
-    if (options.progress) options.progress(i, rep.policy, scenario.duration_seconds, scenario.duration_seconds);
-    if (ps.name == "oracle" && ps.config->is_null()) oracle = rep.slot_hours;
-    report.policies.push_back(std::move(rep));
-  }
-  if (!oracle) {
-    TRIMTAB_ASSIGN_OR_RETURN(std::unique_ptr<ScalingPolicy> bound, MakeOraclePolicy(Json()));
-    TRIMTAB_ASSIGN_OR_RETURN(PolicyReport rep, RunPolicy(scenario, *bound));
-    oracle = rep.slot_hours;
-  }
-  report.oracle_slot_hours = *oracle;
-  for (PolicyReport& rep : report.policies) {
-    if (*oracle > 0) rep.ratio_to_oracle = rep.slot_hours / *oracle;
-  }
+    return std::unique_ptr<ScalingPolicy>(std::make_unique<ObservingPolicy>(
+        std::move(inner), i, scenario, options, trace, &run.restarts[i]));
+  };
+  hooks.finished = [&](size_t i, const PolicyReport& rep) {
+    if (options.progress) {
+      options.progress(i, rep.policy, scenario.duration_seconds, scenario.duration_seconds);
+    }
+  };
+  TRIMTAB_ASSIGN_OR_RETURN(run.report, RunScenario(scenario, registry, hooks));
   return run;
 }
 
