@@ -67,7 +67,7 @@ users:
 )";
 
 TEST(KubeconfigTest, CurrentContextWithDataFields) {
-  StatusOr<RestConfig> c = ParseKubeconfig(kKubeconfig, "/home/me/.kube", "");
+  StatusOr<RestConfig> c = ParseKubeconfig(kKubeconfig, "/etc/kube-test", "");
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->server, "https://10.0.0.1:6443");
   EXPECT_EQ(c->context_name, "dev");
