@@ -308,8 +308,8 @@ StatusOr<KeyValue> Store::Create(std::string key, std::string value) {
   return AppendLocked(key, value, /*created=*/true, /*deleted=*/false, 0, 0, std::nullopt);
 }
 
-StatusOr<KeyValue> Store::Update(std::string key, std::string value, int64_t expected_revision) {
-  std::lock_guard<std::mutex> lock(mu_);
+StatusOr<KeyValue> Store::CurrentAtRevisionLocked(const std::string& key,
+                                                 int64_t expected_revision) const {
   auto it = current_.find(key);
   if (it == current_.end()) return NotFoundError("store: key " + key + " not found");
   if (expected_revision != 0 && expected_revision != it->second.mod_revision) {
@@ -317,21 +317,19 @@ StatusOr<KeyValue> Store::Update(std::string key, std::string value, int64_t exp
                          std::to_string(it->second.mod_revision) + ", not " +
                          std::to_string(expected_revision));
   }
-  KeyValue prev = it->second;
+  return it->second;
+}
+
+StatusOr<KeyValue> Store::Update(std::string key, std::string value, int64_t expected_revision) {
+  std::lock_guard<std::mutex> lock(mu_);
+  TRIMTAB_ASSIGN_OR_RETURN(KeyValue prev, CurrentAtRevisionLocked(key, expected_revision));
   return AppendLocked(key, value, false, false, prev.create_revision, prev.mod_revision,
                       std::move(prev.value));
 }
 
 StatusOr<KeyValue> Store::Delete(std::string key, int64_t expected_revision) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = current_.find(key);
-  if (it == current_.end()) return NotFoundError("store: key " + key + " not found");
-  if (expected_revision != 0 && expected_revision != it->second.mod_revision) {
-    return ConflictError("store: key " + key + " is at revision " +
-                         std::to_string(it->second.mod_revision) + ", not " +
-                         std::to_string(expected_revision));
-  }
-  KeyValue prev = it->second;
+  TRIMTAB_ASSIGN_OR_RETURN(KeyValue prev, CurrentAtRevisionLocked(key, expected_revision));
   std::string last = prev.value;
   return AppendLocked(key, last, false, true, prev.create_revision, prev.mod_revision,
                       std::move(prev.value));

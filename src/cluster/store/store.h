@@ -129,6 +129,10 @@ class Store {
   Status Init();
   Status LoadState();
   // REQUIRES: mu_ held. Appends a row and updates memory and watchers.
+  // The current value of `key`: NotFound when absent, Conflict when `expected_revision` is
+  // non-zero and not the key's mod revision. REQUIRES: mu_ held.
+  StatusOr<KeyValue> CurrentAtRevisionLocked(const std::string& key,
+                                             int64_t expected_revision) const;
   StatusOr<KeyValue> AppendLocked(const std::string& key, const std::string& value, bool created,
                                   bool deleted, int64_t create_revision, int64_t prev_revision,
                                   std::optional<std::string> prev_value);
