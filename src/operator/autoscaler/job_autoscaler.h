@@ -1,0 +1,68 @@
+// JobAutoscaler: the autoscaler as the operator's reconcilers see it (upstream
+// JobAutoScaler.scale / cleanup, notes flink-autoscaler-and-operator.md §C.1).
+//
+// The FlinkDeployment (application) and FlinkSessionJob reconcilers call Scale() once per pass,
+// before the spec diff, for a job that is deployed. Scale() collects metrics over Flink REST,
+// evaluates the window, decides per-vertex parallelism, shapes it with the behavior rules, runs
+// the executor plugin chain, stores its state (ConfigMap `autoscaler-<name>`), emits events, and
+// returns the parallelism overrides to realize. The reconciler merges them into the spec it is
+// about to reconcile as `pipeline.jobvertex-parallelism-overrides` (the autoscaler's value wins
+// except for vertices in job.autoscaler.vertex.exclude.ids), so the ordinary spec diff turns a
+// change into an in-place rescale or an upgrade.
+//
+// Faults never scale: a REST timeout, a 5xx, a conflict on the state ConfigMap or missing metrics
+// make Scale() return the overrides already stored (or none) with `skipped_reason` set.
+//
+// Thread-safety: implementations are safe for concurrent calls for different resources; calls for
+// the same resource are serialised by the controller's work queue.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+#include "common/status.h"
+
+namespace trimtab::op {
+
+// What the reconciler knows about the job it is reconciling.
+struct AutoscalerJobContext {
+  std::string namespace_name;
+  std::string resource_name;  // FlinkDeployment / FlinkSessionJob name: the state key
+  std::string resource_kind;  // "FlinkDeployment" or "FlinkSessionJob"
+  std::string resource_uid;   // owner of the state ConfigMap
+  std::string job_id;         // 32-hex, the running job
+  std::string job_status;     // Flink JobStatus name as observed ("RUNNING", ...)
+  std::string rest_url;       // e.g. http://10.0.0.7:8081 or http://<name>-rest.<ns>:8081
+  std::string flink_version;  // spec.flinkVersion, e.g. "v1_20"
+  // The effective Flink configuration of the spec being reconciled (flinkConfiguration plus
+  // operator defaults), including job.autoscaler.* keys and any user
+  // pipeline.jobvertex-parallelism-overrides.
+  std::map<std::string, std::string> flink_configuration;
+  // TaskManager shape for resource checks (0 when unknown).
+  double task_manager_cpu = 0;
+  double task_manager_memory_bytes = 0;
+};
+
+struct AutoscalerOutcome {
+  // Vertex id (32 hex) -> parallelism to realize; empty = no overrides (user parallelism).
+  std::map<std::string, int> parallelism_overrides;
+  // True when this call produced a new scaling decision (not just re-applied stored overrides).
+  bool scaled = false;
+  // Why nothing was decided this pass ("" when the cycle ran), e.g. "job is not RUNNING",
+  // "metric window not full (3 of 10 samples)", "REST GET /jobs/<id> failed: ...".
+  std::string skipped_reason;
+  // The decision log of the cycle (every stage: what it saw and did), as JSON, for status/events.
+  Json decision_log;
+};
+
+class JobAutoscaler {
+ public:
+  virtual ~JobAutoscaler() = default;
+  virtual StatusOr<AutoscalerOutcome> Scale(const AutoscalerJobContext& context) = 0;
+  // The resource is deleted or autoscaling was turned off: drop stored state.
+  virtual Status Cleanup(const std::string& namespace_name, const std::string& resource_name) = 0;
+};
+
+}  // namespace trimtab::op
