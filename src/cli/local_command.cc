@@ -1,14 +1,20 @@
-// `trimtab local`: runs the local Kubernetes-compatible API server until SIGINT/SIGTERM.
+// `trimtab local`: runs the local cluster until SIGINT/SIGTERM: the Kubernetes-compatible API
+// server and, in the same process, the runtime that makes things run (nodes, scheduler, kubelet,
+// controllers, service proxy; docs/local-cluster.md).
 #include <CLI/CLI.hpp>
 
 #include <signal.h>
 
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/commands.h"
 #include "cluster/apiserver/apiserver.h"
+#include "cluster/runtime/runtime.h"
 
 namespace trimtab::cli {
 namespace {
@@ -20,7 +26,24 @@ struct LocalFlags {
   std::string address = "127.0.0.1";
   int port = -1;  // -1: 6443 when free, else any free port
   int threads = 4;
+  int nodes = 4;
+  std::string node_cpu = "8";
+  std::string node_memory = "32Gi";
+  int64_t node_pods = 110;
+  std::string nodes_file;
+  double speed = 1.0;
+  std::string service_cidr = "127.10.0.0/16";
+  std::string pod_cidr = "127.20.0.0/16";
+  bool api_only = false;
 };
+
+// PodRunners built into `trimtab local`, tried in this order before the default runner (the
+// first whose Handles() is true runs a pod). Add in-tree runners here.
+std::vector<cluster::runtime::PodRunnerFactory> InTreePodRunners() { return {}; }
+
+// Schedulers built into `trimtab local`, tried in this order before the default scheduler (the
+// first that Serves() a pod's schedulerName places it). Add in-tree schedulers here.
+std::vector<cluster::runtime::SchedulerFactory> InTreeSchedulers() { return {}; }
 
 std::string Kubeconfig(const std::string& server_url) {
   return "apiVersion: v1\n"
@@ -55,7 +78,48 @@ Status WriteFileAtomically(const std::filesystem::path& path, const std::string&
   return Status::Ok();
 }
 
+StatusOr<std::vector<cluster::runtime::NodeConfig>> NodesFromFlags(const LocalFlags& flags) {
+  if (flags.nodes_file.empty()) {
+    auto nodes = cluster::runtime::UniformNodes(flags.nodes, flags.node_cpu, flags.node_memory,
+                                                flags.node_pods);
+    TRIMTAB_RETURN_IF_ERROR(cluster::runtime::ValidateNodes(nodes));
+    return nodes;
+  }
+  TRIMTAB_ASSIGN_OR_RETURN(std::string text, ReadFile(flags.nodes_file));
+  return cluster::runtime::ParseNodesFile(text, flags.nodes_file);
+}
+
+std::string DescribeNodes(const std::vector<cluster::runtime::NodeConfig>& nodes) {
+  bool uniform = true;
+  for (const auto& n : nodes) {
+    uniform = uniform && n.cpu == nodes[0].cpu && n.memory == nodes[0].memory &&
+              n.pods == nodes[0].pods && n.extended_resources.empty();
+  }
+  if (uniform) {
+    return std::to_string(nodes.size()) + " x (" + nodes[0].cpu + " cpu, " + nodes[0].memory +
+           ", " + std::to_string(nodes[0].pods) + " pods)";
+  }
+  std::string out;
+  for (const auto& n : nodes) {
+    out += (out.empty() ? "" : ", ") + n.name + " (" + n.cpu + " cpu, " + n.memory + ")";
+  }
+  return out;
+}
+
 int RunLocal(const LocalFlags& flags) {
+  auto nodes = NodesFromFlags(flags);
+  if (!nodes.ok()) {
+    std::fprintf(stderr, "trimtab local: %s\n", nodes.status().ToString().c_str());
+    return 2;
+  }
+  // One clock for the API server's timestamps and the runtime's delays.
+  std::unique_ptr<ScaledClock> scaled;
+  Clock* clock = RealClock::Default();
+  if (flags.speed != 1.0) {
+    scaled = std::make_unique<ScaledClock>(flags.speed);
+    clock = scaled.get();
+  }
+
   // Block the termination signals before any thread starts, so only sigwait() sees them.
   sigset_t signals;
   sigemptyset(&signals);
@@ -63,10 +127,19 @@ int RunLocal(const LocalFlags& flags) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  cluster::ApiServerOptions options{.data_dir = flags.data_dir,
-                                    .address = flags.address,
-                                    .port = flags.port < 0 ? kPreferredPort : flags.port,
-                                    .threads = flags.threads};
+  // `kubectl logs` asks the runtime, which starts after the API server.
+  auto runtime_for_logs = std::make_shared<std::atomic<cluster::runtime::Runtime*>>(nullptr);
+  cluster::ApiServerOptions options{
+      .data_dir = flags.data_dir,
+      .address = flags.address,
+      .port = flags.port < 0 ? kPreferredPort : flags.port,
+      .threads = flags.threads,
+      .clock = clock,
+      .service_cluster_ip_range = flags.service_cidr,
+      .pod_logs = [runtime_for_logs](const Json& pod, const std::string& container) {
+        cluster::runtime::Runtime* runtime = runtime_for_logs->load();
+        return runtime ? runtime->PodLogs(pod, container) : std::string();
+      }};
   auto server = cluster::ApiServer::Create(options);
   if (!server.ok() && flags.port < 0 && server.status().code() == StatusCode::kUnavailable &&
       server.status().message().find("cannot listen") != std::string::npos) {
@@ -77,23 +150,52 @@ int RunLocal(const LocalFlags& flags) {
     std::fprintf(stderr, "trimtab local: %s\n", server.status().ToString().c_str());
     return 1;
   }
+  std::unique_ptr<cluster::runtime::Runtime> runtime;
+  if (!flags.api_only) {
+    auto created = cluster::runtime::Runtime::Create({.server_url = (*server)->url(),
+                                                      .clock = clock,
+                                                      .nodes = *nodes,
+                                                      .pod_cidr = flags.pod_cidr,
+                                                      .service_cidr = flags.service_cidr,
+                                                      .pod_runners = InTreePodRunners(),
+                                                      .schedulers = InTreeSchedulers()});
+    if (!created.ok()) {
+      std::fprintf(stderr, "trimtab local: %s\n", created.status().ToString().c_str());
+      (*server)->Stop();
+      return 1;
+    }
+    runtime = std::move(created).value();
+    runtime_for_logs->store(runtime.get());
+  }
   std::filesystem::path kubeconfig =
       std::filesystem::absolute(std::filesystem::path(flags.data_dir) / "kubeconfig");
   Status written = WriteFileAtomically(kubeconfig, Kubeconfig((*server)->url()));
   if (!written.ok()) {
     std::fprintf(stderr, "trimtab local: %s\n", written.ToString().c_str());
+    if (runtime) runtime->Stop();
+    (*server)->Stop();
     return 1;
   }
   std::printf("trimtab local: API server on %s (data in %s)\n", (*server)->url().c_str(),
               std::filesystem::absolute(flags.data_dir).c_str());
+  if (runtime) {
+    std::printf("nodes:      %s; pods from %s, services from %s\n", DescribeNodes(*nodes).c_str(),
+                flags.pod_cidr.c_str(), flags.service_cidr.c_str());
+  }
+  if (flags.speed != 1.0) {
+    std::printf("clock:      %gx wall time (timestamps run ahead of the wall clock)\n", flags.speed);
+  }
   std::printf("kubeconfig: %s\n", kubeconfig.c_str());
-  std::printf("try:        kubectl --kubeconfig=%s get namespaces\n", kubeconfig.c_str());
+  std::printf("try:        kubectl --kubeconfig=%s get nodes\n", kubeconfig.c_str());
   std::printf("stop with Ctrl-C\n");
   std::fflush(stdout);
 
   int received = 0;
   sigwait(&signals, &received);
   std::printf("trimtab local: %s received, stopping\n", received == SIGINT ? "SIGINT" : "SIGTERM");
+  std::fflush(stdout);
+  runtime_for_logs->store(nullptr);
+  if (runtime) runtime->Stop();
   (*server)->Stop();
   return 0;
 }
@@ -104,11 +206,14 @@ void RegisterLocalCommand(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<LocalFlags>();
   CLI::App* cmd = app.add_subcommand(
       "local",
-      "Run a local Kubernetes-compatible control plane (API server with SQLite storage).\n\n"
+      "Run a local Kubernetes-compatible cluster: an API server with SQLite storage and, in the\n"
+      "same process, simulated nodes, a scheduler, a kubelet, the ReplicaSet / Deployment /\n"
+      "Endpoints controllers and a service proxy (see docs/local-cluster.md).\n\n"
       "State lives in --data-dir (default ./.trimtab, relative to the working directory) and\n"
       "survives restarts with the same resourceVersions. A kubeconfig for kubectl is written to\n"
       "<data-dir>/kubeconfig (cluster, user and context \"trimtab-local\", plain http).\n"
-      "Runs until SIGINT or SIGTERM.");
+      "Pod IPs and Service clusterIPs live in 127.0.0.0/8, so `curl http://<clusterIP>:<port>/`\n"
+      "reaches what a pod serves on its pod IP. Runs until SIGINT or SIGTERM.");
   cmd->add_option("--data-dir", flags->data_dir, "directory for state.db and the kubeconfig")
       ->capture_default_str();
   cmd->add_option("--address", flags->address, "address to listen on")->capture_default_str();
@@ -117,6 +222,33 @@ void RegisterLocalCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--threads", flags->threads, "HTTP serving threads")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
+  cmd->add_option("--nodes", flags->nodes, "number of simulated nodes (node-1 .. node-N)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--node-cpu", flags->node_cpu, "cpu capacity of each node (a quantity)")
+      ->capture_default_str();
+  cmd->add_option("--node-memory", flags->node_memory, "memory capacity of each node")
+      ->capture_default_str();
+  cmd->add_option("--node-pods", flags->node_pods, "pods each node may run")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, int64_t{1000}));
+  cmd->add_option("--nodes-file", flags->nodes_file,
+                  "YAML list of nodes (name, count, cpu, memory, pods, labels, taints, resources);\n"
+                  "replaces --nodes/--node-cpu/--node-memory/--node-pods")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--speed", flags->speed,
+                  "run the cluster clock N times faster than wall time (start delays, back-offs,\n"
+                  "heartbeats, timestamps); with N > 1 timestamps run ahead of the wall clock")
+      ->capture_default_str()
+      ->check(CLI::Range(0.01, 10000.0));
+  cmd->add_option("--service-cidr", flags->service_cidr,
+                  "Service clusterIP range (inside 127.0.0.0/8)")
+      ->capture_default_str();
+  cmd->add_option("--pod-cidr", flags->pod_cidr,
+                  "pod IP range (inside 127.0.0.0/8); each node gets a /24 of it")
+      ->capture_default_str();
+  cmd->add_flag("--api-only", flags->api_only,
+                "serve the API only: no nodes, scheduler, kubelet, controllers or proxy");
   cmd->callback([flags, exit_code] { *exit_code = RunLocal(*flags); });
 }
 

@@ -10,6 +10,7 @@
 #include "cluster/apiserver/gc.h"
 #include "cluster/apiserver/namespace_lifecycle.h"
 #include "cluster/apiserver/object_meta.h"
+#include "cluster/apiserver/service_ips.h"
 #include "cluster/apiserver/watch.h"
 
 namespace trimtab::cluster {
@@ -43,6 +44,16 @@ Status ApiServer::Init(ApiServerOptions options) {
   registry_ = std::make_unique<ResourceRegistry>();
   RegisterBuiltinTypes(*registry_);
   objects_ = std::make_unique<ObjectService>(store_.get(), registry_.get(), clock);
+  TRIMTAB_ASSIGN_OR_RETURN(cluster_ips_,
+                           ClusterIpAllocator::Create(options.service_cluster_ip_range));
+  objects_->SetClusterIpAllocator(cluster_ips_.get());
+  if (auto svc_type = registry_->Find("", "v1", "services")) {
+    auto services = objects_->List(*svc_type, "", ListOptions{});
+    if (!services.ok()) {
+      return InternalError("apiserver: listing services: " + services.error().message);
+    }
+    for (const auto& svc : services->items) cluster_ips_->Restore(svc);
+  }
 
   // Serve every stored CRD again.
   auto crd_type = registry_->Find("apiextensions.k8s.io", "v1", "customresourcedefinitions");

@@ -2,7 +2,8 @@
 // revisioned Store (SQLite under the data directory), the ResourceRegistry (built-in kinds plus
 // every stored CRD), the ObjectService, watches, the garbage collector and the lifecycle
 // controller behind an HttpServer, and creates the namespaces default, kube-system, kube-public
-// and kube-node-lease on first start.
+// and kube-node-lease on first start. Service clusterIPs come from a ClusterIpAllocator whose
+// state is rebuilt from the stored Services at every start.
 //
 // Usage:
 //   auto server = ApiServer::Create({.data_dir = "/tmp/x", .port = 0});
@@ -35,6 +36,8 @@ struct ApiServerOptions {
   int threads = 4;              // HTTP threads
   bool sync_full = false;       // fsync every commit (see Store)
   Clock* clock = nullptr;       // timestamps; null = the real clock
+  // Service clusterIPs are allocated from this range (inside 127.0.0.0/8; see service_ips.h).
+  std::string service_cluster_ip_range = "127.10.0.0/16";
   PodLogProvider pod_logs;      // `kubectl logs` text; null = empty logs
   std::chrono::milliseconds bookmark_interval{std::chrono::seconds(60)};
   std::chrono::milliseconds compact_interval{std::chrono::minutes(5)};
@@ -43,6 +46,7 @@ struct ApiServerOptions {
   std::chrono::milliseconds lifecycle_period{std::chrono::seconds(2)};
 };
 
+class ClusterIpAllocator;
 class GarbageCollector;
 class LifecycleController;
 class WatchHub;
@@ -63,6 +67,7 @@ class ApiServer {
   ObjectService* objects() { return objects_.get(); }
   ResourceRegistry* registry() { return registry_.get(); }
   Store* store() { return store_.get(); }
+  ClusterIpAllocator* cluster_ips() { return cluster_ips_.get(); }
   GarbageCollector* gc() { return gc_.get(); }
   LifecycleController* lifecycle() { return lifecycle_.get(); }
   WatchHub* watches() { return watches_.get(); }
@@ -73,6 +78,7 @@ class ApiServer {
 
   std::unique_ptr<Store> store_;
   std::unique_ptr<ResourceRegistry> registry_;
+  std::unique_ptr<ClusterIpAllocator> cluster_ips_;
   std::unique_ptr<ObjectService> objects_;
   std::unique_ptr<WatchHub> watches_;
   std::unique_ptr<GarbageCollector> gc_;

@@ -345,6 +345,88 @@ std::optional<Json> DeploymentCell(const std::string& col, const Json& obj) {
   return std::nullopt;
 }
 
+std::optional<Json> ReplicaSetCell(const std::string& col, const Json& obj) {
+  if (col == "Desired") return I(At(obj, {"spec", "replicas"}), 1);
+  if (col == "Current") return I(At(obj, {"status", "replicas"}));
+  if (col == "Ready") return I(At(obj, {"status", "readyReplicas"}));
+  return DeploymentCell(col, obj);  // Containers, Images, Selector
+}
+
+// "ip:port,ip:port + N more..." of ready addresses (printers.formatEndpoints).
+std::string EndpointsList(const Json& ep) {
+  const Json& subsets = At(ep, {"subsets"});
+  if (Size(subsets) == 0) return "<none>";
+  constexpr size_t kMax = 3;
+  std::vector<std::string> list;
+  size_t count = 0;
+  bool more = false;
+  for (const Json& ss : subsets) {
+    const Json& addrs = At(ss, {"addresses"});
+    const Json& ports = At(ss, {"ports"});
+    if (Size(ports) == 0) {
+      count += Size(addrs);
+      for (size_t i = 0; i < Size(addrs); ++i) {
+        if (list.size() == kMax) {
+          more = true;
+          break;
+        }
+        list.push_back(S(At(addrs[i], {"ip"})));
+      }
+      continue;
+    }
+    for (const Json& port : ports) {
+      count += Size(addrs);
+      for (size_t i = 0; i < Size(addrs); ++i) {
+        if (list.size() == kMax) {
+          more = true;
+          break;
+        }
+        list.push_back(S(At(addrs[i], {"ip"})) + ":" + std::to_string(I(At(port, {"port"}))));
+      }
+    }
+  }
+  std::string out = Join(list, ",");
+  if (more) out += " + " + std::to_string(count - kMax) + " more...";
+  return out;
+}
+
+// Up to three entries joined by ",", then " + N more..."; `empty` when there are none.
+std::string FirstThree(const std::vector<std::string>& items, const std::string& empty) {
+  if (items.empty()) return empty;
+  std::vector<std::string> shown(items.begin(),
+                                 items.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(3, items.size())));
+  std::string out = Join(shown, ",");
+  if (items.size() > 3) out += " + " + std::to_string(items.size() - 3) + " more...";
+  return out;
+}
+
+std::optional<Json> EndpointSliceCell(const std::string& col, const Json& obj) {
+  if (col == "Ports") {
+    std::vector<std::string> ports;
+    const Json& list = At(obj, {"ports"});
+    if (list.is_array()) {
+      for (const Json& p : list) {
+        ports.push_back(At(p, {"port"}).is_number() ? std::to_string(I(At(p, {"port"}))) : "<unset>");
+      }
+    }
+    return FirstThree(ports, "<unset>");
+  }
+  if (col == "Endpoints") {
+    std::vector<std::string> addrs;
+    const Json& list = At(obj, {"endpoints"});
+    if (list.is_array()) {
+      for (const Json& e : list) {
+        const Json& a = At(e, {"addresses"});
+        if (a.is_array()) {
+          for (const Json& ip : a) addrs.push_back(S(ip));
+        }
+      }
+    }
+    return FirstThree(addrs, "<unset>");
+  }
+  return std::nullopt;
+}
+
 std::optional<Json> EventCell(const std::string& col, const Json& obj, TimePoint now) {
   const Json& regarding = EventRegarding(obj);
   if (col == "Last Seen") return EventLastSeen(obj, now);
@@ -383,6 +465,12 @@ std::optional<Json> BuiltinCell(const ResourceType& type, const PrinterColumn& c
   const std::string& kind = type.kind;
   if (kind == "Pod") return PodCell(col, obj, now);
   if (kind == "Deployment") return DeploymentCell(col, obj);
+  if (kind == "ReplicaSet") return ReplicaSetCell(col, obj);
+  if (kind == "Endpoints" && col == "Endpoints") return EndpointsList(obj);
+  if (kind == "EndpointSlice") return EndpointSliceCell(col, obj);
+  if (kind == "ServiceAccount" && col == "Secrets") {
+    return static_cast<int64_t>(Size(At(obj, {"secrets"})));
+  }
   if (kind == "Event") return EventCell(col, obj, now);
   if (kind == "Service") {
     if (col == "External-IP") return ServiceExternalIp(obj);

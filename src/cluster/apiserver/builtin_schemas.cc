@@ -306,6 +306,74 @@ Json Deployment() {
               "Deployment enables declarative updates for Pods and ReplicaSets.");
 }
 
+Json ReplicaSet() {
+  Json spec = Object({{"replicas", Int32()},
+                      {"minReadySeconds", Int32()},
+                      {"selector", LabelSelector()},
+                      {"template", Object({{"metadata", ObjectMeta()}, {"spec", PodSpec()}})}},
+                     {"selector"});
+  Json status = Object({{"replicas", Int32()},
+                        {"fullyLabeledReplicas", Int32()},
+                        {"readyReplicas", Int32()},
+                        {"availableReplicas", Int32()},
+                        {"terminatingReplicas", Int32()},
+                        {"observedGeneration", Int64()},
+                        {"conditions", Array(Condition())}},
+                       {"replicas"});
+  return Kind({{"spec", spec}, {"status", status}},
+              "ReplicaSet ensures that a specified number of pod replicas are running at any "
+              "given time.");
+}
+
+Json Endpoints() {
+  Json address = Object({{"ip", String()},
+                         {"hostname", String()},
+                         {"nodeName", String()},
+                         {"targetRef", ObjectReference()}},
+                        {"ip"});
+  Json port = Object({{"name", String()},
+                      {"port", Int32()},
+                      {"protocol", Enum({"TCP", "UDP", "SCTP"})},
+                      {"appProtocol", String()}},
+                     {"port"});
+  Json subset = Object({{"addresses", Array(address)},
+                        {"notReadyAddresses", Array(address)},
+                        {"ports", Array(port)}});
+  return Kind({{"subsets", Array(subset)}},
+              "Endpoints is a collection of endpoints that implement the actual service.");
+}
+
+Json EndpointSlice() {
+  Json conditions = Object({{"ready", Boolean()}, {"serving", Boolean()}, {"terminating", Boolean()}});
+  Json endpoint = Object({{"addresses", Array(String())},
+                          {"conditions", conditions},
+                          {"hostname", String()},
+                          {"targetRef", ObjectReference()},
+                          {"deprecatedTopology", StringMap()},
+                          {"nodeName", String()},
+                          {"zone", String()},
+                          {"hints", OpenObject()}},
+                         {"addresses"});
+  Json port = Object({{"name", String()},
+                      {"protocol", Enum({"TCP", "UDP", "SCTP"})},
+                      {"port", Int32()},
+                      {"appProtocol", String()}});
+  Json out = Kind({{"addressType", Enum({"IPv4", "IPv6", "FQDN"})},
+                   {"endpoints", Array(endpoint)},
+                   {"ports", Array(port)}},
+                  "EndpointSlice represents a subset of the endpoints that implement a service.");
+  out["required"] = Json::array({"addressType", "endpoints"});
+  return out;
+}
+
+Json ServiceAccount() {
+  return Kind({{"secrets", Array(ObjectReference())},
+               {"imagePullSecrets", Array(Object({{"name", String()}}))},
+               {"automountServiceAccountToken", Boolean()}},
+              "ServiceAccount binds together a name, a principal that can be authenticated and "
+              "authorized, and a set of secrets.");
+}
+
 Json Lease() {
   return Kind({{"spec", Object({{"holderIdentity", String()},
                                 {"leaseDurationSeconds", Int32()},

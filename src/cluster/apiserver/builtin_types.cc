@@ -230,6 +230,63 @@ ResourceType Deployments() {
   return t;
 }
 
+ResourceType ReplicaSets() {
+  ResourceType t = Base("apps", "v1", "ReplicaSet", "replicasets", true);
+  t.short_names = {"rs"};
+  t.categories = {"all"};
+  t.status_subresource = true;
+  t.scale_subresource = ScaleSubresource{.spec_replicas_path = ".spec.replicas",
+                                         .status_replicas_path = ".status.replicas",
+                                         .label_selector_path = ".spec.selector"};
+  t.schema = builtin_schemas::ReplicaSet();
+  t.printer_columns = {
+      Col("Desired", "integer", 0, "", "Number of desired pods."),
+      Col("Current", "integer", 0, "", "Number of actual replicas."),
+      Col("Ready", "integer", 0, "", "Number of ready replicas."),
+      Age(),
+      Col("Containers", "string", 1, "", "Names of each container in the template."),
+      Col("Images", "string", 1, "", "Images referenced by each container in the template."),
+      Col("Selector", "string", 1, "", "Label selector for pods."),
+  };
+  AddMetadataKeys(t);
+  AddPodSpecKeys(t, "spec.template.spec");
+  t.merge_keys["status.conditions"] = "type";
+  return t;
+}
+
+ResourceType EndpointsType() {
+  ResourceType t = Base("", "v1", "Endpoints", "endpoints", true);
+  t.singular = "endpoints";
+  t.short_names = {"ep"};
+  t.schema = builtin_schemas::Endpoints();
+  t.printer_columns = {Col("Endpoints", "string", 0, "", "Endpoints of the service."), Age()};
+  AddMetadataKeys(t);
+  return t;
+}
+
+ResourceType EndpointSlices() {
+  ResourceType t = Base("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", true);
+  t.schema = builtin_schemas::EndpointSlice();
+  t.printer_columns = {
+      Col("AddressType", "string", 0, ".addressType", "The type of address of the endpoints."),
+      Col("Ports", "string", 0, "", "Ports of the endpoint slice."),
+      Col("Endpoints", "string", 0, "", "Addresses of the endpoints."),
+      Age()};
+  AddMetadataKeys(t);
+  return t;
+}
+
+ResourceType ServiceAccounts() {
+  ResourceType t = Base("", "v1", "ServiceAccount", "serviceaccounts", true);
+  t.short_names = {"sa"};
+  t.schema = builtin_schemas::ServiceAccount();
+  t.printer_columns = {Col("Secrets", "string", 0, "", "The number of secrets."), Age()};
+  AddMetadataKeys(t);
+  t.merge_keys["secrets"] = "name";
+  t.merge_keys["imagePullSecrets"] = "name";
+  return t;
+}
+
 ResourceType Leases() {
   ResourceType t = Base("coordination.k8s.io", "v1", "Lease", "leases", true);
   t.schema = builtin_schemas::Lease();
@@ -290,10 +347,11 @@ ResourceType CustomResourceDefinitions() {
 }  // namespace
 
 std::vector<ResourceType> BuiltinTypes() {
-  return {Namespaces(),      Pods(),     Services(),          ConfigMaps(),
-          Secrets(),         CoreEvents(), Nodes(),           Deployments(),
-          EventsV1(),        Leases(),   PriorityClasses(),   HorizontalPodAutoscalers(),
-          CustomResourceDefinitions()};
+  return {Namespaces(),      Pods(),           Services(),        ConfigMaps(),
+          Secrets(),         CoreEvents(),     Nodes(),           EndpointsType(),
+          ServiceAccounts(), Deployments(),    ReplicaSets(),     EventsV1(),
+          Leases(),          PriorityClasses(), HorizontalPodAutoscalers(),
+          EndpointSlices(),  CustomResourceDefinitions()};
 }
 
 void RegisterBuiltinTypes(ResourceRegistry& registry) {

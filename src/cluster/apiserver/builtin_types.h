@@ -1,5 +1,6 @@
 // The built-in kinds the local API server serves without any CRD: core v1 (namespaces, pods,
-// services, configmaps, secrets, events, nodes), apps/v1 deployments, events.k8s.io/v1 events,
+// services, configmaps, secrets, events, nodes, endpoints, serviceaccounts), apps/v1 deployments
+// and replicasets, events.k8s.io/v1 events, discovery.k8s.io/v1 endpointslices,
 // coordination.k8s.io/v1 leases, scheduling.k8s.io/v1 priorityclasses, autoscaling/v2
 // horizontalpodautoscalers and apiextensions.k8s.io/v1 customresourcedefinitions.
 //

@@ -58,7 +58,13 @@ TEST(BuiltinTypes, RegistersTheKindsKubectlNeeds) {
   EXPECT_EQ(registry.Find("scheduling.k8s.io", "v1", "priorityclasses")->singular,
             "priorityclass");
   EXPECT_EQ(registry.Find("autoscaling", "v2", "horizontalpodautoscalers")->short_names[0], "hpa");
-  EXPECT_EQ(registry.List().size(), 13u);
+  auto rs = registry.Find("apps", "v1", "replicasets");
+  ASSERT_TRUE(rs.has_value());
+  EXPECT_THAT(ColumnNames(*rs), ElementsAre("Desired", "Current", "Ready", "Age"));
+  EXPECT_TRUE(registry.Find("", "v1", "endpoints").has_value());
+  EXPECT_TRUE(registry.Find("", "v1", "serviceaccounts").has_value());
+  EXPECT_TRUE(registry.Find("discovery.k8s.io", "v1", "endpointslices").has_value());
+  EXPECT_EQ(registry.List().size(), 17u);
 }
 
 TEST(BuiltinTypes, EverySchemaIsStructural) {

@@ -143,6 +143,8 @@ std::vector<Subresource> SubresourcesOf(const ResourceType& t) {
     out.push_back({"finalize", "", "", t.kind, {"update"}});
   }
   if (t.group.empty() && t.plural == "pods") {
+    out.push_back({"binding", "", "", "Binding", {"create"}});
+    out.push_back({"eviction", "policy", "v1", "Eviction", {"create"}});
     out.push_back({"log", "", "", t.kind, {"get"}});
   }
   if (t.scale_subresource) {

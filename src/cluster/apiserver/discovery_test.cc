@@ -88,7 +88,7 @@ TEST_F(DiscoveryTest, LegacyGroupListInApiserverOrder) {
   std::vector<std::string> names;
   for (const Json& g : doc["groups"]) names.push_back(g["name"]);
   EXPECT_THAT(names, ElementsAre("apps", "events.k8s.io", "autoscaling", "apiextensions.k8s.io",
-                                 "scheduling.k8s.io", "coordination.k8s.io"));
+                                 "scheduling.k8s.io", "coordination.k8s.io", "discovery.k8s.io"));
   EXPECT_EQ(doc["groups"][0]["preferredVersion"]["groupVersion"], "apps/v1");
   Json group = Get("/apis/apps", "application/json");
   EXPECT_EQ(group["kind"], "APIGroup");

@@ -89,13 +89,16 @@ HttpResponse ApiHandler::ServeResource(Call& call) {
     const std::string& sub = info.subresource;
     bool known = (sub == "status" && call.type.status_subresource) ||
                  (sub == "scale" && call.type.scale_subresource) ||
-                 (sub == "log" && call.type.group.empty() && call.type.plural == "pods") ||
+                 ((sub == "log" || sub == "binding" || sub == "eviction") &&
+                  call.type.group.empty() && call.type.plural == "pods") ||
                  (sub == "finalize" && call.type.group.empty() && call.type.plural == "namespaces");
     if (!known) {
       return ErrorResponse(ApiError{404, "NotFound",
                                     "the server could not find the requested resource", nullptr});
     }
     if (sub == "scale") return Scale(call);
+    if (sub == "binding") return PodBinding(call);
+    if (sub == "eviction") return PodEviction(call);
     if (sub == "log") {
       if (method != "GET") return ErrorResponse(MethodNotAllowed("only GET is allowed on pods/log"));
       return PodLog(call);

@@ -6,7 +6,8 @@
 //   /api/v1/..., /apis/<g>/<v>/...               resources: get, list (Table on request), watch,
 //                                                create, update, patch (json, merge, strategic,
 //                                                apply), delete, deletecollection; subresources
-//                                                status, scale, pods/log, namespaces/finalize
+//                                                status, scale, pods/log, pods/binding,
+//                                                pods/eviction, namespaces/finalize
 //
 // Request bodies are JSON (YAML accepted too) or, for a few core kinds, Kubernetes protobuf
 // (protobuf_decode.h; other kinds get 415). Every error is a
@@ -54,6 +55,8 @@ class ApiHandler {
   http::HttpResponse DeleteCollection(Call& call);
   http::HttpResponse Scale(Call& call);
   http::HttpResponse PodLog(Call& call);
+  http::HttpResponse PodBinding(Call& call);   // handlers_pods.cc
+  http::HttpResponse PodEviction(Call& call);  // handlers_pods.cc
 
   ObjectService* objects_;
   WatchHub* watches_;

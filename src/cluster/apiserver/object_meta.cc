@@ -90,6 +90,9 @@ std::vector<std::pair<std::string, std::vector<const char*>>> ExtraFields(const 
             {"status.podIP", {"status", "podIP"}},
             {"status.nominatedNodeName", {"status", "nominatedNodeName"}}};
   }
+  if (t.group == "apps" && t.plural == "replicasets") {
+    return {{"status.replicas", {"status", "replicas"}}};
+  }
   if (t.group.empty() && t.plural == "events") {
     return {{"involvedObject.kind", {"involvedObject", "kind"}},
             {"involvedObject.namespace", {"involvedObject", "namespace"}},

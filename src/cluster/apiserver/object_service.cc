@@ -2,8 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cluster/apiserver/builtin_defaults.h"
 #include "cluster/apiserver/crd.h"
 #include "cluster/apiserver/object_meta.h"
+#include "cluster/apiserver/service_ips.h"
 
 namespace trimtab::cluster {
 namespace {
@@ -328,7 +330,7 @@ ApiResult<Json> ObjectService::PrepareCreate(const ResourceType& type, std::stri
     }
     object["status"] = {{"phase", "Active"}};
   } else if (IsCoreKind(type, "pods")) {
-    object["status"] = {{"phase", "Pending"}, {"qosClass", "BestEffort"}};
+    object["status"] = {{"phase", "Pending"}};
   } else if (IsCrdType(type)) {
     DefaultCrd(&object);
     std::vector<Json> causes;
@@ -337,6 +339,7 @@ ApiResult<Json> ObjectService::PrepareCreate(const ResourceType& type, std::stri
     SetCrdStatus(&object, now);
     AddFinalizer(&object, kCrdCleanupFinalizer);
   }
+  ApplyBuiltinDefaults(type, &object, /*create=*/true);
   return Validate(type, std::move(object), options);
 }
 
@@ -346,6 +349,11 @@ ApiResult<Json> ObjectService::Create(const ResourceType& type, std::string_view
   if (!prepared.ok()) return prepared;
   Json& obj = *prepared;
   std::string name = MetaString(obj, "name");
+  std::string allocated_ip;
+  if (cluster_ips_ && IsCoreKind(type, "services")) {
+    auto allocated = cluster_ips_->AllocateOnCreate(type, &obj, options.dry_run, &allocated_ip);
+    if (!allocated.ok()) return allocated.error();
+  }
   if (options.dry_run) {
     if (store_->Get(ObjectKey(type, MetaString(obj, "namespace"), name)).ok()) {
       return AlreadyExists(type, name);
@@ -354,7 +362,10 @@ ApiResult<Json> ObjectService::Create(const ResourceType& type, std::string_view
   }
   auto kv = store_->Create(ObjectKey(type, MetaString(obj, "namespace"), name),
                            EncodeForStorage(obj));
-  if (!kv.ok()) return FromStatus(kv.status(), type, name);
+  if (!kv.ok()) {
+    if (!allocated_ip.empty()) cluster_ips_->Release(allocated_ip);
+    return FromStatus(kv.status(), type, name);
+  }
   Meta(obj)["resourceVersion"] = std::to_string(kv->mod_revision);
   if (IsCrdType(type)) {
     auto types = ResourceTypesFromCrd(obj);
@@ -411,7 +422,9 @@ ApiResult<Json> ObjectService::WriteUpdate(const ResourceType& type, std::string
   }
 
   Json result;
-  if (subresource == "status") {
+  if (subresource == kSubresourceBinding) {
+    result = std::move(desired);
+  } else if (subresource == "status") {
     result = current;
     if (desired.contains("status")) {
       result["status"] = desired["status"];
@@ -436,6 +449,11 @@ ApiResult<Json> ObjectService::WriteUpdate(const ResourceType& type, std::string
       Json finalizers = Lookup(current, {"spec", "finalizers"});
       if (!result["spec"].is_object()) result["spec"] = Json::object();
       result["spec"]["finalizers"] = finalizers.is_array() ? finalizers : Json::array();
+    }
+    ApplyBuiltinDefaults(type, &result, /*create=*/false);
+    if (cluster_ips_ && IsCoreKind(type, "services")) {
+      auto kept = cluster_ips_->KeepOnUpdate(type, current, &result);
+      if (!kept.ok()) return kept.error();
     }
   }
   result["apiVersion"] = type.GroupVersion();
@@ -503,6 +521,7 @@ ApiResult<Json> ObjectService::WriteUpdate(const ResourceType& type, std::string
     return FromStatus(kv.status(), type, name);
   }
   Meta(result)["resourceVersion"] = std::to_string(kv->mod_revision);
+  if (finalize_delete) OnRemoved(type, result);
   if (IsCrdType(type)) {
     Json group = Lookup(result, {"spec", "group"});
     Json plural = Lookup(result, {"spec", "names", "plural"});
@@ -570,6 +589,7 @@ ApiResult<DeleteOutcome> ObjectService::Delete(const ResourceType& type, std::st
       }
       Json last = cur;
       Meta(last)["resourceVersion"] = std::to_string(kv->mod_revision);
+      OnRemoved(type, last);
       if (IsCrdType(type)) {
         Json group = Lookup(cur, {"spec", "group"});
         Json plural = Lookup(cur, {"spec", "names", "plural"});
@@ -601,6 +621,10 @@ ApiResult<DeleteOutcome> ObjectService::Delete(const ResourceType& type, std::st
     return DeleteOutcome{std::move(next), false};
   }
   return Conflict(type, name);
+}
+
+void ObjectService::OnRemoved(const ResourceType& type, const Json& object) {
+  if (cluster_ips_ && IsCoreKind(type, "services")) cluster_ips_->Release(object);
 }
 
 }  // namespace trimtab::cluster

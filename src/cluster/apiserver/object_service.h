@@ -5,10 +5,12 @@
 //   create  namespace must exist and not be terminating (404 / 403); name or generateName;
 //           uid, creationTimestamp, generation=1 (kinds with generation); status reset for kinds
 //           with a status subresource; schema validation (422) and pruning (CRs); kind-specific
-//           defaults (namespaces, pods, CRDs -> registry)
+//           defaults (namespaces, pods, CRDs -> registry; builtin_defaults.h) and Service
+//           clusterIP allocation (service_ips.h)
 //   update  metadata.resourceVersion in the body must match (409) or be empty (unconditional);
 //           uid/creationTimestamp/deletionTimestamp are immutable; the main endpoint keeps the
-//           stored status of kinds with a status subresource, /status changes only status;
+//           stored status of kinds with a status subresource, /status changes only status,
+//           kSubresourceBinding (pods/binding) writes spec and status together;
 //           generation bumps when anything outside metadata/status changes; a no-op writes
 //           nothing; clearing the last finalizer of a deleting object removes it
 //   delete  preconditions (409); Foreground/Orphan add their finalizers; objects with
@@ -75,10 +77,20 @@ struct ListOutput {
   std::optional<int64_t> remaining;
 };
 
+// Modify() subresource of the pods/binding handler: the spec (nodeName) and the status
+// (PodScheduled condition) change in one write.
+inline constexpr std::string_view kSubresourceBinding = "binding";
+
+class ClusterIpAllocator;
+
 class ObjectService {
  public:
   ObjectService(Store* store, ResourceRegistry* registry, Clock* clock)
       : store_(store), registry_(registry), clock_(clock) {}
+
+  // Services get clusterIPs from `allocator` (may be null: clusterIPs are then stored as sent).
+  // Call before serving requests. `allocator` must outlive the service.
+  void SetClusterIpAllocator(ClusterIpAllocator* allocator) { cluster_ips_ = allocator; }
 
   Store* store() const { return store_; }
   ResourceRegistry* registry() const { return registry_; }
@@ -121,10 +133,13 @@ class ObjectService {
   ApiResult<Json> Validate(const ResourceType& type, Json object, const WriteOptions& options);
   ApiResult<bool> CheckNamespace(const ResourceType& type, std::string_view ns,
                                  std::string_view name) const;
+  // Bookkeeping once an object has left storage (frees a Service's clusterIP).
+  void OnRemoved(const ResourceType& type, const Json& object);
 
   Store* store_;
   ResourceRegistry* registry_;
   Clock* clock_;
+  ClusterIpAllocator* cluster_ips_ = nullptr;
 };
 
 // Serialises an object for storage (without metadata.resourceVersion).

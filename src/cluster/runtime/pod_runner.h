@@ -22,6 +22,9 @@
 #include <string_view>
 #include <vector>
 
+// PodStartContext holds Json by value, so this header needs the complete type.
+#include <nlohmann/json.hpp>
+
 #include "common/json.h"
 #include "common/status.h"
 
@@ -58,6 +61,11 @@ class PodProcess {
   virtual void Terminate(std::chrono::milliseconds grace) = 0;
   // `kubectl logs` text of one container ("" when it has none).
   virtual std::string Logs(std::string_view container) const = 0;
+  // Starts one kTerminated container again when the kubelet applies restartPolicy
+  // (Always/OnFailure, after its CrashLoopBackOff delay), leaving the other containers alone.
+  // Returns false when the runner cannot restart a single container (the default): the kubelet
+  // then restarts the whole pod process (Terminate, then PodRunner::Start again).
+  virtual bool RestartContainer(std::string_view container) { return false; }
 };
 
 class PodRunner {

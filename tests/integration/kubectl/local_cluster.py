@@ -21,9 +21,10 @@ SKIP = 77  # ctest SKIP_RETURN_CODE
 
 
 class LocalCluster:
-    def __init__(self, trimtab, startup_timeout=60):
+    def __init__(self, trimtab, startup_timeout=60, extra_args=()):
         self.trimtab = trimtab
         self.startup_timeout = startup_timeout
+        self.extra_args = list(extra_args)
         self.tmp = tempfile.mkdtemp(prefix="trimtab-e2e-")
         self.data_dir = os.path.join(self.tmp, "data")
         os.makedirs(self.data_dir)
@@ -43,7 +44,7 @@ class LocalCluster:
     def start(self):
         log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(
-            [self.trimtab, "local", "--data-dir", self.data_dir, "--port", "0"],
+            [self.trimtab, "local", "--data-dir", self.data_dir, "--port", "0"] + self.extra_args,
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:

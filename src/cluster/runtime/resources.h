@@ -1,0 +1,23 @@
+// The API resources the local cluster runtime reads and writes, as GroupVersionResources for
+// kube::KubeClient / kube::Informer.
+//
+// Thread-safety: functions returning values.
+#pragma once
+
+#include "adapters/kube/object.h"
+
+namespace trimtab::cluster::runtime {
+
+kube::GroupVersionResource PodsGvr();
+kube::GroupVersionResource NodesGvr();
+kube::GroupVersionResource NamespacesGvr();
+kube::GroupVersionResource ServicesGvr();
+kube::GroupVersionResource EndpointsGvr();
+kube::GroupVersionResource EndpointSlicesGvr();
+kube::GroupVersionResource ServiceAccountsGvr();
+kube::GroupVersionResource EventsGvr();
+kube::GroupVersionResource LeasesGvr();
+kube::GroupVersionResource ReplicaSetsGvr();
+kube::GroupVersionResource DeploymentsGvr();
+
+}  // namespace trimtab::cluster::runtime
