@@ -76,7 +76,6 @@ void JobModel::BuildGraph(uint64_t seed) {
     s.rate_factor = vs.rate_factor;
     s.parts.resize(static_cast<size_t>(vs.partitions));
     for (PartitionOffsets& po : s.parts) po.end = vs.initial_backlog / vs.partitions;
-    s.checkpoint_read.assign(s.parts.size(), 0.0);
     v.source = static_cast<int>(sources_.size());
     sources_.push_back(std::move(s));
     source_ids_.push_back(v.id);
@@ -208,15 +207,17 @@ void JobModel::Step(double dt_seconds) {
   }
   const int64_t active_start = std::max(t0, down_until_ms_);
   if (active_start < t1) {
-    if (down_until_ms_ > t0) {  // the restart completes inside this step
-      ResetWindows(down_until_ms_);
-      state_since_ms_ = down_until_ms_;
-      next_checkpoint_ms_ = down_until_ms_ + std::llround(spec_.checkpoint.interval_seconds * 1000.0);
+    if (awaiting_start_) {  // the restart completes in this step (possibly at its start)
+      ResetWindows(active_start);
+      state_since_ms_ = active_start;
+      next_checkpoint_ms_ = active_start + std::llround(spec_.checkpoint.interval_seconds * 1000.0);
     }
     Process(active_start, t1);
+  } else if (TotalPendingRecords() > 0) {
+    drained_ = false;  // input arrived while the tasks are down
   }
   now_ms_ = t1;
-  if (state() == JobState::kRunning) AdvanceCheckpoints();
+  AdvanceCheckpoints();
 }
 
 void JobModel::ForwardPass(double* rate) {
@@ -419,36 +420,15 @@ void JobModel::ResetWindows(int64_t start_ms) {
     std::fill(a->begin(), a->begin() + static_cast<std::ptrdiff_t>(n), 0.0);
   }
   task_start_ms_ = start_ms;
+  awaiting_start_ = false;
   next_boundary_ms_ = (start_ms / kWindowUpdateMs + 1) * kWindowUpdateMs;
-}
-
-void JobModel::AdvanceCheckpoints() {
-  if (checkpoint_complete_ms_ >= 0 && now_ms_ >= checkpoint_complete_ms_) {
-    for (Source& s : sources_) {
-      for (size_t k = 0; k < s.parts.size(); ++k) s.parts[k].committed = s.checkpoint_read[k];
-    }
-    ++completed_checkpoints_;
-    last_checkpoint_size_ = checkpoint_pending_size_;
-    checkpoint_complete_ms_ = -1;
-  }
-  if (checkpoint_complete_ms_ < 0 && now_ms_ >= next_checkpoint_ms_) {
-    MaterializePartitions();
-    for (Source& s : sources_) {
-      for (size_t k = 0; k < s.parts.size(); ++k) s.checkpoint_read[k] = s.parts[k].read;
-    }
-    checkpoint_pending_size_ = StateBytes();
-    last_checkpoint_duration_s_ = spec_.checkpoint.base_duration_seconds +
-                                  checkpoint_pending_size_ / spec_.checkpoint.bandwidth_bytes_per_second;
-    checkpoint_complete_ms_ = now_ms_ + std::llround(last_checkpoint_duration_s_ * 1000.0);
-    next_checkpoint_ms_ = now_ms_ + std::llround(spec_.checkpoint.interval_seconds * 1000.0);
-  }
 }
 
 // ---- Restarts ----------------------------------------------------------------------------------
 
 void JobModel::StartRestart(double downtime_seconds, bool rewind) {
   if (fast_) ExitFast();
-  checkpoint_complete_ms_ = -1;  // an in-flight checkpoint is aborted
+  AbortAllCheckpoints("the job is restarting");
   if (rewind) {
     for (Source& s : sources_) {
       for (PartitionOffsets& po : s.parts) {
@@ -460,8 +440,13 @@ void JobModel::StartRestart(double downtime_seconds, bool rewind) {
     drained_ = false;
   }
   ++num_restarts_;
-  down_until_ms_ = now_ms_ + std::llround(downtime_seconds * 1000.0);
   state_since_ms_ = now_ms_;
+  if (held_) {  // resources are still missing: the new downtime starts on Release()
+    held_remaining_ms_ = std::max<int64_t>(0, std::llround(downtime_seconds * 1000.0));
+    return;
+  }
+  down_until_ms_ = now_ms_ + std::llround(downtime_seconds * 1000.0);
+  awaiting_start_ = true;
   if (down_until_ms_ <= now_ms_) {
     ResetWindows(now_ms_);
     next_checkpoint_ms_ = now_ms_ + std::llround(spec_.checkpoint.interval_seconds * 1000.0);
@@ -506,8 +491,9 @@ StatusOr<double> JobModel::Rescale(const std::map<VertexId, int>& parallelism, R
   return downtime;
 }
 
-double JobModel::Fail() {
-  const double downtime = spec_.restart.failure_backoff_seconds + spec_.restart.base_downtime_seconds +
+double JobModel::Fail(std::optional<double> backoff_seconds) {
+  const double backoff = backoff_seconds.value_or(spec_.restart.failure_backoff_seconds);
+  const double downtime = backoff + spec_.restart.base_downtime_seconds +
                           StateBytes() / spec_.restart.restore_bandwidth_bytes_per_second;
   StartRestart(downtime, /*rewind=*/true);
   return downtime;

@@ -23,6 +23,11 @@
 // partition's read offset to the committed offset: nothing is skipped and the re-read records
 // are counted in reprocessed_records().
 //
+// Owners that run the model as a Flink job (src/sim/flink_cluster) also use: Hold()/Release()
+// to keep the tasks down while resources are missing, TriggerCheckpoint() for savepoints and
+// manual checkpoints, TakeCheckpointEvents() to learn which snapshots completed (with the
+// offsets they captured), and SetPartitionOffsets() to start from restored offsets.
+//
 // Time is kept in integer milliseconds so long runs do not drift.
 //
 // Usage:
@@ -54,6 +59,20 @@ struct PartitionOffsets {
   double end = 0;        // records produced into the partition (the log end offset)
   double read = 0;       // records the reader has consumed (its current position)
   double committed = 0;  // read position captured by the last completed checkpoint/savepoint
+};
+
+// A snapshot (checkpoint or savepoint) that completed or was aborted; see TakeCheckpointEvents().
+struct CheckpointEvent {
+  int64_t id = 0;
+  bool savepoint = false;
+  bool commits = true;     // completion moves the committed offsets (not intermediate savepoints)
+  bool completed = false;  // false: aborted (restart, AbortCheckpoint, subsumed)
+  int64_t trigger_ms = 0;  // model time of the trigger
+  int64_t end_ms = 0;      // model time of completion / abort
+  double state_bytes = 0;  // state size captured
+  std::string failure;     // why it was aborted
+  // Read offsets captured at the trigger, per source (source_ids() order), per partition.
+  std::vector<std::vector<double>> read_offsets;
 };
 
 struct RescaleOptions {
@@ -93,7 +112,45 @@ class JobModel {
   // [1, maxParallelism].
   StatusOr<double> Rescale(const std::map<VertexId, int>& parallelism, RescaleOptions options = {});
   // A task failure: restart from the latest completed checkpoint. Returns the downtime.
-  double Fail();
+  // `backoff_seconds` replaces the spec's restart.failureBackoff for this failure.
+  double Fail(std::optional<double> backoff_seconds = std::nullopt);
+
+  // Keeps the tasks down (no processing; input keeps arriving) until Release(). A restart in
+  // progress is paused with its remaining downtime; in-flight snapshots keep going.
+  void Hold();
+  // Ends a Hold(): the tasks run again after the paused downtime plus `extra_seconds`.
+  void Release(double extra_seconds = 0);
+  bool held() const { return held_; }
+  // Downtime Release() will still run (paused restart), in seconds.
+  double held_downtime_seconds() const { return static_cast<double>(held_remaining_ms_) / 1000.0; }
+
+  // ---- Snapshots -------------------------------------------------------------------------
+  // Periodic checkpoints every checkpoint.interval (default on).
+  void SetPeriodicCheckpoints(bool enabled);
+  // Starts a checkpoint (or savepoint) now; it captures the readers' offsets and completes
+  // after base + state / bandwidth. A committing snapshot moves the committed offsets (the
+  // restore point of a failover) when it completes and subsumes older in-flight periodic
+  // checkpoints; an intermediate savepoint (commits = false, Flink >= 1.15) does neither.
+  // Errors: the tasks are not running (FailedPrecondition).
+  StatusOr<int64_t> TriggerCheckpoint(bool savepoint, bool commits = true);
+  // Aborts an in-flight snapshot (a declined checkpoint). False when `id` is not in flight.
+  bool AbortCheckpoint(int64_t id, const std::string& reason);
+  // Snapshot ids continue from here (a restored job continues its checkpoint counter).
+  void SetNextCheckpointId(int64_t id) { next_checkpoint_id_ = id; }
+  int64_t next_checkpoint_id() const { return next_checkpoint_id_; }
+  // Completed and aborted snapshots since the last call, in order. Recording starts with the
+  // first call to RecordCheckpointEvents(true).
+  void RecordCheckpointEvents(bool enabled) { record_events_ = enabled; }
+  std::vector<CheckpointEvent> TakeCheckpointEvents();
+  int num_checkpoints_in_flight() const { return static_cast<int>(in_flight_.size()); }
+  // (id, model trigger time in ms) of every snapshot in flight, in trigger order.
+  std::vector<std::pair<int64_t, int64_t>> InFlightCheckpoints() const;
+  // Aborts every in-flight snapshot (cancellation, shutdown).
+  void AbortCheckpoints(const std::string& reason) { AbortAllCheckpoints(reason); }
+
+  // Sets the offsets of every partition of source `source_index` (a restored or re-attached
+  // topic). Errors: wrong partition count, negative offsets or read/committed beyond the end.
+  Status SetPartitionOffsets(int source_index, const std::vector<PartitionOffsets>& offsets);
 
   // ---- Observing it ------------------------------------------------------------------------
   // Metrics as Flink reports them at this instant (allocates; call once per decision).
@@ -128,6 +185,8 @@ class JobModel {
   // Total state size now (bytes): fixed state plus windowed state at the recent input rate.
   double StateBytes() const;
   int64_t completed_checkpoints() const { return completed_checkpoints_; }
+  int64_t num_restarts() const { return num_restarts_; }
+  int64_t num_rescales() const { return num_rescales_; }
 
   // Forces the general per-subtask path at every step (tests compare it with the linear regime).
   void DisableLinearRegimeForTest() { linear_disabled_ = true; }
@@ -136,6 +195,7 @@ class JobModel {
   struct Vertex;
   struct Source;
   struct EdgeRt;
+  struct InFlight;
 
   explicit JobModel(JobSpec spec);
   void BuildGraph(uint64_t seed);
@@ -148,6 +208,9 @@ class JobModel {
   void ResetWindows(int64_t start_ms);
   void StartRestart(double downtime_seconds, bool rewind);
   void AdvanceCheckpoints();
+  void AbortAllCheckpoints(const std::string& reason);
+  int64_t StartSnapshot(bool savepoint, bool commits);
+  void EmitEvent(InFlight& f, bool completed, const std::string& failure);
   double MaxHashShare(int vertex_index, int parallelism) const;
   // Linear regime (job_model_fast.cc): see the comment at fast_ below.
   bool CanStepFast(int64_t t0) const;
@@ -192,13 +255,31 @@ class JobModel {
   int64_t task_start_ms_ = 0;
   int64_t next_boundary_ms_ = 5000;
 
-  // Checkpoints.
+  // Checkpoints. In flight in trigger order; at most one periodic one.
+  struct InFlight {
+    int64_t id = 0;
+    bool savepoint = false;
+    bool commits = true;
+    bool periodic = false;
+    int64_t trigger_ms = 0;
+    int64_t complete_ms = 0;
+    double size = 0;
+    std::vector<std::vector<double>> reads;  // per source, per partition
+  };
+  std::vector<InFlight> in_flight_;
+  std::vector<CheckpointEvent> events_;
+  bool record_events_ = false;
+  bool periodic_checkpoints_ = true;
+  int64_t next_checkpoint_id_ = 1;
   int64_t next_checkpoint_ms_ = 0;
-  int64_t checkpoint_complete_ms_ = -1;  // -1: none in flight
-  double checkpoint_pending_size_ = 0;
   int64_t completed_checkpoints_ = 0;
+  int64_t committed_id_ = 0;  // id of the snapshot the committed offsets come from
   double last_checkpoint_duration_s_ = 0;
   double last_checkpoint_size_ = 0;
+
+  bool awaiting_start_ = false;  // down: windows restart from zero when the tasks run again
+  bool held_ = false;
+  int64_t held_remaining_ms_ = 0;  // downtime left when Hold() paused a restart
 
   int64_t num_restarts_ = 0;
   int64_t num_rescales_ = 0;

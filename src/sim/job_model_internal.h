@@ -32,7 +32,6 @@ struct JobModel::Source {
   double rate = 0;         // records/s after rate_factor
   double rate_factor = 1;
   mutable std::vector<PartitionOffsets> parts;  // mutable: lazy offsets of the linear regime
-  std::vector<double> checkpoint_read;  // read offsets captured by the in-flight checkpoint
   std::vector<int> order;               // partition indices grouped by owner subtask
   std::vector<int> owner_begin;         // owner i's partitions: order[owner_begin[i]..[i+1])
 };

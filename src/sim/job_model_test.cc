@@ -213,6 +213,118 @@ TEST(JobModel, OffsetsExactlyOnceAcrossFailover) {
   EXPECT_NEAR(m->total_processed(1), 4 * 2'500 + 500, 1e-6);
 }
 
+// ---- Owner controls used by the simulated Flink cluster (src/sim/flink_cluster) ---------------
+
+TEST(JobModel, HoldKeepsTasksDownWhileInputArrivesAndReleaseRunsThePausedDowntime) {
+  JobSpec spec = Chain({Source("src", 1, 2, 1e6), Op("sink", 1, 1e6)});
+  auto m = Make(std::move(spec));
+  m->SetSourceRate(0, 100);
+  m->Hold();  // e.g. no TaskManager yet
+  Advance(*m, 10);
+  EXPECT_TRUE(m->held());
+  EXPECT_EQ(m->state(), JobState::kRestarting);
+  EXPECT_DOUBLE_EQ(m->TotalPendingRecords(), 1'000);  // nothing read
+  EXPECT_TRUE(m->Snapshot().vertices.empty());
+  m->Release(3);  // deploy + restore
+  Advance(*m, 2);
+  EXPECT_EQ(m->state(), JobState::kRestarting);
+  Advance(*m, 2);
+  EXPECT_EQ(m->state(), JobState::kRunning);
+  Advance(*m, 10);
+  EXPECT_DOUBLE_EQ(m->TotalPendingRecords(), 0);  // the backlog is read
+  EXPECT_EQ(m->num_restarts(), 0);                 // holding is not a restart
+  // A failure while held: the restart's downtime waits for the release.
+  m->Hold();
+  const double downtime = m->Fail(/*backoff_seconds=*/0);
+  EXPECT_DOUBLE_EQ(downtime, 20);
+  EXPECT_DOUBLE_EQ(m->held_downtime_seconds(), 20);
+  Advance(*m, 100);
+  EXPECT_EQ(m->state(), JobState::kRestarting);
+  m->Release();
+  Advance(*m, 19);
+  EXPECT_EQ(m->state(), JobState::kRestarting);
+  Advance(*m, 1);
+  EXPECT_EQ(m->state(), JobState::kRunning);
+  EXPECT_EQ(m->num_restarts(), 1);
+}
+
+TEST(JobModel, TriggeredSnapshotsReportTheirOffsetsAndOnlyCommittingOnesMoveTheRestorePoint) {
+  JobSpec spec = Chain({Source("src", 1, 2, 1e6), Op("sink", 1, 1e6)});
+  spec.checkpoint.base_duration_seconds = 1;
+  auto m = Make(std::move(spec));
+  m->RecordCheckpointEvents(true);
+  m->SetPeriodicCheckpoints(false);
+  m->SetNextCheckpointId(42);
+  m->SetSourceRate(0, 100);
+  Advance(*m, 10);
+  StatusOr<int64_t> sp = m->TriggerCheckpoint(/*savepoint=*/true, /*commits=*/false);
+  ASSERT_TRUE(sp.ok()) << sp.status().ToString();
+  EXPECT_EQ(*sp, 42);
+  EXPECT_EQ(m->num_checkpoints_in_flight(), 1);
+  Advance(*m, 1);
+  std::vector<CheckpointEvent> events = m->TakeCheckpointEvents();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_TRUE(events[0].completed);
+  EXPECT_TRUE(events[0].savepoint);
+  EXPECT_FALSE(events[0].commits);
+  EXPECT_EQ(events[0].trigger_ms, 10'000);
+  EXPECT_EQ(events[0].end_ms, 11'000);
+  EXPECT_EQ(events[0].read_offsets, (std::vector<std::vector<double>>{{500, 500}}));
+  for (const PartitionOffsets& po : m->partitions(0)) EXPECT_DOUBLE_EQ(po.committed, 0);  // intermediate savepoint
+  StatusOr<int64_t> cp = m->TriggerCheckpoint(false);
+  ASSERT_TRUE(cp.ok());
+  EXPECT_EQ(*cp, 43);
+  Advance(*m, 2);
+  events = m->TakeCheckpointEvents();
+  ASSERT_EQ(events.size(), 1u);
+  for (const PartitionOffsets& po : m->partitions(0)) EXPECT_DOUBLE_EQ(po.committed, 550);
+  EXPECT_TRUE(m->TakeCheckpointEvents().empty());
+  // A declined snapshot and a restart abort what is in flight.
+  const int64_t declined = *m->TriggerCheckpoint(false);
+  EXPECT_TRUE(m->AbortCheckpoint(declined, "declined"));
+  EXPECT_FALSE(m->AbortCheckpoint(declined, "again"));
+  const int64_t lost = *m->TriggerCheckpoint(false);
+  m->Fail();
+  events = m->TakeCheckpointEvents();
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].failure, "declined");
+  EXPECT_EQ(events[1].id, lost);
+  EXPECT_FALSE(events[1].completed);
+  EXPECT_FALSE(m->TriggerCheckpoint(false).ok());  // tasks down
+}
+
+TEST(JobModel, SnapshotsCompleteWhileHeldForStopWithSavepoint) {
+  JobSpec spec = Chain({Source("src", 1, 1, 1e6), Op("sink", 1, 1e6)});
+  spec.checkpoint.base_duration_seconds = 2;
+  auto m = Make(std::move(spec));
+  m->RecordCheckpointEvents(true);
+  m->SetSourceRate(0, 10);
+  Advance(*m, 5);
+  const int64_t id = *m->TriggerCheckpoint(/*savepoint=*/true, /*commits=*/true);
+  m->Hold();  // the sources stop at the savepoint
+  Advance(*m, 5);
+  std::vector<CheckpointEvent> events = m->TakeCheckpointEvents();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].id, id);
+  EXPECT_TRUE(events[0].completed);
+  EXPECT_DOUBLE_EQ(m->partitions(0)[0].read, 50);       // nothing read after the savepoint
+  EXPECT_DOUBLE_EQ(m->partitions(0)[0].committed, 50);  // it commits
+  EXPECT_DOUBLE_EQ(m->partitions(0)[0].end, 100);
+}
+
+TEST(JobModel, StartsFromRestoredPartitionOffsets) {
+  JobSpec spec = Chain({Source("src", 1, 2, 1e6), Op("sink", 1, 1e6)});
+  auto m = Make(std::move(spec));
+  EXPECT_FALSE(m->SetPartitionOffsets(0, {{10, 5, 5}}).ok());              // wrong partition count
+  EXPECT_FALSE(m->SetPartitionOffsets(0, {{10, 11, 5}, {10, 5, 5}}).ok());  // read beyond the end
+  ASSERT_TRUE(m->SetPartitionOffsets(0, {{1'000, 400, 400}, {1'000, 600, 600}}).ok());
+  EXPECT_DOUBLE_EQ(m->TotalPendingRecords(), 1'000);
+  m->SetSourceRate(0, 0);
+  Advance(*m, 5);
+  EXPECT_DOUBLE_EQ(m->TotalPendingRecords(), 0);
+  EXPECT_NEAR(m->total_processed(0), 1'000, 1e-9);
+}
+
 TEST(JobModel, KeyGroupSplitSkewCapsThroughput) {
   // maxP 128, p 100: 28 subtasks own 2 key groups -> the hot ones carry 2/128 of the input and
   // saturate first: effective capacity 100 * 128 / 2 = 6400, i.e. 64 % of 100 * 100.

@@ -1,9 +1,9 @@
 // The one conversion from Flink's metrics, as the REST collector reads them per subtask and job
 // (sim::JobMetrics, src/sim/metrics.h), to the autoscaler's raw sample
 // (core::flink::RawSample, src/core/flink/metric_window.h). The simulator's Flink policies use
-// it every decision; the operator's Flink REST collector fills a JobMetrics from
-// /jobs/<id>/vertices/<v>/subtasks/metrics and /taskmanagers/metrics and calls the same function,
-// so both paths feed the decision core identical samples.
+// it every decision; the operator's Flink REST collector (src/adapters/flink/metrics_collector.h)
+// fills the same RawSample fields from the REST aggregates with the same mapping, so both paths
+// feed the decision core identical samples.
 //
 // Mapping (upstream collector semantics, reference notes §C.2):
 //   busyTimeMsPerSecond        min / max / avg over subtasks (the REST aggregation)

@@ -8,6 +8,7 @@
 #include "core/chain/executor_chain.h"
 #include "core/chain/plugin_registry.h"
 #include "core/flink/autoscaler.h"
+#include "core/flink/cycle_with_chain.h"
 #include "plugins/builtin/builtin_plugins.h"
 #include "sim/policies/flink_metrics_adapter.h"
 
@@ -52,37 +53,28 @@ class FlinkAutoscalerPolicy final : public ScalingPolicy {
     in.job_status = FlinkJobStatus(m);
     in.job_running_since = JobRunningSince(m);
     in.resources.slots_per_task_manager = std::max(1, m.slots_per_task_manager);
-    in.commit = false;  // as the operator: the chain decides, then CommitScaling
     if (m.state == JobState::kRunning) {
       in.samples.push_back(ToAutoscalerSample(m, now));
       RecordCpu(now, m.tm_cpu_load_avg, *in.job_running_since);
     }
-    TRIMTAB_ASSIGN_OR_RETURN(flink::AutoscalerResult r,
-                             flink::RunAutoscalerCycle(in, std::move(state_)));
-    state_ = std::move(r.state);
+    // As the operator: the chain decides what RunAutoscalerCycleWithChain commits.
+    flink::ChainedCycleInput chained{.cycle = std::move(in)};
+    chained.context.job_key = "simulate/" + name_;
+    chained.context.configuration = configuration_;
+    chained.context.metrics.global[kTmCpuAvg] = CpuMetric(m.tm_cpu_load_avg);
+    TRIMTAB_ASSIGN_OR_RETURN(
+        flink::ChainedCycleResult cr,
+        flink::RunAutoscalerCycleWithChain(chained, std::move(state_), chain_, &plugin_states_));
+    state_ = std::move(cr.cycle.state);
     PolicyDecision d;
-    if (r.log.outcome != flink::CycleOutcome::kScale || r.summaries.empty()) return d;
-
-    core::ScalingSummaries approved;
+    if (!cr.scaled()) return d;
+    flink::AutoscalerResult& r = cr.cycle;
+    const core::ScalingSummaries& approved = cr.approved;
     std::vector<std::string> chain_reasons;
-    {
-      core::ExecutorContext ctx;
-      ctx.job_key = "simulate/" + name_;
-      ctx.now = now;
-      ctx.configuration = configuration_;
-      ctx.metrics = r.evaluated;
-      ctx.metrics.global[kTmCpuAvg] = CpuMetric(m.tm_cpu_load_avg);
-      ctx.topology = in.topology;
-      core::CycleState cycle;
-      core::ChainOutcome out = chain_.Run(ctx, r.summaries, cycle, &plugin_states_);
-      for (const core::ChainStepRecord& s : out.steps) {
-        chain_reasons.push_back("chain: " + s.plugin + " " +
-                                std::string(core::ChainVerdictName(s.verdict)) +
-                                (s.reason.empty() ? "" : ": " + s.reason));
-      }
-      if (out.vetoed) return d;
-      approved = std::move(out.summaries);
-      state_ = flink::CommitScaling(std::move(state_), approved, in.topology, now, options_);
+    for (const core::ChainStepRecord& s : cr.chain->steps) {
+      chain_reasons.push_back("chain: " + s.plugin + " " +
+                              std::string(core::ChainVerdictName(s.verdict)) +
+                              (s.reason.empty() ? "" : ": " + s.reason));
     }
 
     std::map<core::VertexId, int> target;

@@ -1,0 +1,342 @@
+// The simulated Flink cluster without HTTP: job state machine, snapshots and async operations,
+// restore and the offset ledger, last-state via HA, rescaling, restarts, cancel.
+#include "sim/flink_cluster/flink_cluster.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "sim/flink_cluster/cluster_test_util.h"
+
+namespace trimtab::sim::flink {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::FlinkClusterTest;
+using ::testing::HasSubstr;
+
+class ClusterStateMachineTest : public FlinkClusterTest {
+ protected:
+  // Poll result of a savepoint operation.
+  Json SavepointResult(FlinkCluster& c, const std::string& trigger) {
+    return c.Locked([&](ClusterState& s) {
+      return s.OperationResult(AsyncOperations::Kind::kSavepoint, kJobId, trigger).value_or(Json());
+    });
+  }
+  // Ledger entries of partition 0 committed after `ms` (proves the later job committed).
+  size_t CommitsAfter(const std::string& key, int64_t ms) {
+    size_t n = 0;
+    for (const LedgerEntry& e : topics_->Ledger(key, 0)) n += e.time_ms > ms ? 1 : 0;
+    return n;
+  }
+  std::string TopicKey(FlinkCluster& c) {
+    return c.Locked([](ClusterState& s) { return s.FindJob(kJobId)->TopicKey("source"); });
+  }
+};
+
+TEST_F(ClusterStateMachineTest, ApplicationJobStartsAndRecordsTimestamps) {
+  auto c = Start(BaseConfig());
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  FlinkCluster& cluster = **c;
+  EXPECT_EQ(JobStatusOf(cluster, kJobId), "INITIALIZING");
+  Advance(150ms);
+  // The default scheduler is RUNNING as soon as it schedules; tasks deploy, then restore.
+  cluster.Locked([](ClusterState& s) {
+    const FlinkJob* j = s.FindJob(kJobId);
+    EXPECT_EQ(j->status(), JobStatus::kRunning);
+    EXPECT_EQ(j->task_state(), ExecutionState::kDeploying);
+    EXPECT_GT(j->status_timestamp(JobStatus::kCreated), 0);
+    EXPECT_EQ(s.slots().task_managers().size(), 2u);  // one slot each, TaskManagers on demand
+  });
+  Advance(1s);
+  cluster.Locked([](ClusterState& s) { EXPECT_EQ(s.FindJob(kJobId)->task_state(), ExecutionState::kInitializing); });
+  Advance(2s);
+  cluster.Locked([](ClusterState& s) {
+    const FlinkJob* j = s.FindJob(kJobId);
+    EXPECT_EQ(j->task_state(), ExecutionState::kRunning);
+    EXPECT_EQ(j->start_ms(), 1'700'000'000'000);
+    EXPECT_EQ(j->end_ms(), -1);
+    EXPECT_LT(j->status_timestamp(JobStatus::kInitializing), j->status_timestamp(JobStatus::kRunning));
+  });
+}
+
+TEST_F(ClusterStateMachineTest, PeriodicCheckpointsWriteFilesAndCommitContiguously) {
+  auto c = Start(BaseConfig());
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  Advance(65s);
+  const std::string key = TopicKey(**c);
+  (*c)->Locked([&](ClusterState& s) {
+    const CheckpointStats& st = s.FindJob(kJobId)->checkpoint_stats();
+    EXPECT_GE(st.completed, 5);
+    ASSERT_TRUE(st.latest_completed.has_value());
+    EXPECT_THAT(st.latest_completed->external_path, HasSubstr("s3://bucket/checkpoints/" + std::string(kJobId) + "/chk-"));
+    EXPECT_TRUE(fs_->Exists(st.latest_completed->external_path + "/_metadata"));
+  });
+  EXPECT_FALSE(topics_->Ledger(key, 0).empty());
+  EXPECT_TRUE(topics_->CheckLedger(key).empty()) << LedgerIssuesToString(topics_->CheckLedger(key));
+  // Only the retained checkpoint (num-retained 1) is left on the file system.
+  int chk_dirs = 0;
+  for (const auto& e : std::filesystem::directory_iterator(root_ / "s3/bucket/checkpoints" / kJobId)) {
+    chk_dirs += e.path().filename().string().starts_with("chk-") ? 1 : 0;
+  }
+  EXPECT_EQ(chk_dirs, 1);
+}
+
+TEST_F(ClusterStateMachineTest, SavepointIsAsyncAndIdempotentPerTriggerId) {
+  FlinkConfig config = BaseConfig();
+  config.Set("trimtab.job", "{name: s, vertices: [{id: source, partitions: 2, capacityPerSubtask: 1000, stateBytes: 4e8}],"
+                            " checkpoint: {baseDuration: 1 s, bandwidthBytesPerSecond: 2e8}}");
+  auto c = Start(config);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  Advance(15s);  // deployed after the default 10 s base downtime
+  SavepointRequest req;
+  req.target_dir = "file:///flink/sp";
+  const std::string client = "0123456789abcdef0123456789abcdef";
+  const std::string t1 = (*c)->Locked([&](ClusterState& s) { return s.TriggerSavepoint(kJobId, req, client); });
+  const std::string t2 = (*c)->Locked([&](ClusterState& s) { return s.TriggerSavepoint(kJobId, req, client); });
+  EXPECT_EQ(t1, client);
+  EXPECT_EQ(t2, client);
+  Json r = SavepointResult(**c, client);
+  EXPECT_EQ(r["status"]["id"], "IN_PROGRESS");
+  EXPECT_TRUE(r["operation"].is_null());
+  Advance(4s);  // 1 s + 4e8 B / 2e8 B/s
+  r = SavepointResult(**c, client);
+  ASSERT_EQ(r["status"]["id"], "COMPLETED") << r.dump();
+  const std::string location = r["operation"]["location"];
+  EXPECT_THAT(location, HasSubstr("file:///flink/sp/savepoint-000000-"));
+  EXPECT_TRUE(fs_->Exists(location + "/_metadata"));
+  (*c)->Locked([](ClusterState& s) {
+    const CheckpointStats& st = s.FindJob(kJobId)->checkpoint_stats();
+    EXPECT_EQ(st.latest_savepoint->checkpoint_type, "SAVEPOINT");
+    EXPECT_EQ(st.total, st.completed + st.in_progress + st.failed);
+  });
+  // Kept for rest.async.store-duration (5 min), then forgotten.
+  Advance(6min);
+  EXPECT_TRUE(SavepointResult(**c, client).is_null());
+}
+
+TEST_F(ClusterStateMachineTest, SavepointOfUnknownJobFailsThroughTheOperation) {
+  auto c = Start(BaseConfig());
+  ASSERT_TRUE(c.ok());
+  const std::string other = "ffffffffffffffffffffffffffffffff";
+  Json r = (*c)->Locked([&](ClusterState& s) {
+    const std::string t = s.TriggerSavepoint(other, SavepointRequest{.target_dir = "s3://b/sp"}, "");
+    return *s.OperationResult(AsyncOperations::Kind::kSavepoint, other, t);
+  });
+  EXPECT_EQ(r["status"]["id"], "COMPLETED");
+  EXPECT_EQ(r["operation"]["failure-cause"]["class"], "org.apache.flink.runtime.messages.FlinkJobNotFoundException");
+}
+
+TEST_F(ClusterStateMachineTest, StopWithSavepointThenRestoreLosesAndRepeatsNothing) {
+  auto first = Start(BaseConfig());
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  Advance(35s);
+  const std::string key = TopicKey(**first);
+  SavepointRequest stop{.mode = SavepointRequest::Mode::kStop, .target_dir = "s3://bucket/sp", .drain = true};
+  const std::string trigger = (*first)->Locked([&](ClusterState& s) { return s.TriggerSavepoint(kJobId, stop, ""); });
+  Advance(1s);
+  Json r = SavepointResult(**first, trigger);
+  ASSERT_EQ(r["status"]["id"], "COMPLETED") << r.dump();
+  const std::string location = r["operation"]["location"];
+  EXPECT_EQ(JobStatusOf(**first, kJobId), "FINISHED");
+  first->reset();
+  // The topic keeps producing while no job runs: backlog.
+  Advance(60s);
+  const double backlog_end = topics_->Describe(key)->end_offsets[0];
+  FlinkConfig config = BaseConfig();
+  config.Set("execution.savepoint.path", location);
+  const int64_t restored_at = ToUnixMillis(clock_.Now());
+  auto second = Start(config, "default/jm-2");
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  Advance(90s);
+  (*second)->Locked([&](ClusterState& s) {
+    const FlinkJob* j = s.FindJob(kJobId);
+    EXPECT_EQ(j->status(), JobStatus::kRunning);
+    ASSERT_TRUE(j->checkpoint_stats().latest_restored.has_value());
+    EXPECT_EQ(j->checkpoint_stats().latest_restored->path, location);
+    EXPECT_TRUE(j->checkpoint_stats().latest_restored->savepoint);
+    // The backlog of the downtime was read after the restore (capacity 2000/s > 500/s).
+    EXPECT_GT(j->model()->partitions(0)[0].read, backlog_end);
+  });
+  const std::vector<LedgerIssue> issues = topics_->CheckLedger(key);
+  EXPECT_TRUE(issues.empty()) << LedgerIssuesToString(issues);
+  EXPECT_GE(CommitsAfter(key, restored_at), 5u);
+  std::set<std::string> kinds;
+  for (const LedgerEntry& e : topics_->Ledger(key, 0)) kinds.insert(std::to_string(e.savepoint));
+  EXPECT_EQ(kinds.size(), 2u);  // checkpoints and the terminating savepoint
+}
+
+TEST_F(ClusterStateMachineTest, StatelessRestartLeavesAGapInTheLedger) {
+  auto first = Start(BaseConfig());
+  ASSERT_TRUE(first.ok());
+  Advance(25s);
+  const std::string key = TopicKey(**first);
+  (*first)->Shutdown();
+  first->reset();
+  Advance(30s);
+  auto second = Start(BaseConfig(), "default/jm-2");
+  ASSERT_TRUE(second.ok());
+  Advance(30s);
+  (*second)->AdvanceToNow();  // clusters advance when used: bring it to the clock's now
+  const std::vector<LedgerIssue> issues = topics_->CheckLedger(key);
+  ASSERT_FALSE(issues.empty());
+  EXPECT_EQ(issues[0].kind, LedgerIssue::Kind::kGap);
+  // The gap is what was produced after the last checkpoint of the first job (~ 15 s + 30 s at
+  // 125 records/s per partition).
+  EXPECT_GT(issues[0].to - issues[0].from, 125.0 * 35);
+}
+
+TEST_F(ClusterStateMachineTest, LastStateRestoresFromTheHaCheckpointWithoutGapOrOverlap) {
+  FlinkConfig config = BaseConfig();
+  config.Set("high-availability.type", "kubernetes");
+  config.Set("high-availability.storageDir", "s3://bucket/ha");
+  auto first = Start(config);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  Advance(47s);
+  const std::string key = TopicKey(**first);
+  int64_t last_cp = (*first)->Locked([](ClusterState& s) {
+    return s.FindJob(kJobId)->checkpoint_stats().latest_completed->id;
+  });
+  (*first)->Shutdown();  // the JobManager pod goes away: SUSPENDED, HA metadata stays
+  EXPECT_EQ(JobStatusOf(**first, kJobId), "SUSPENDED");
+  first->reset();
+  ASSERT_TRUE(ha_->HasJob(kJobId));
+  EXPECT_EQ(ha_->LoadJob(kJobId)->checkpoints.rbegin()->first, last_cp);
+  Advance(20s);
+  config.Set("execution.savepoint.path", kLastStatePath);
+  const int64_t restored_at = ToUnixMillis(clock_.Now());
+  auto second = Start(config, "default/jm-2");
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  Advance(60s);
+  (*second)->Locked([&](ClusterState& s) {
+    const FlinkJob* j = s.FindJob(kJobId);
+    EXPECT_EQ(j->status(), JobStatus::kRunning);
+    ASSERT_TRUE(j->checkpoint_stats().latest_restored.has_value());
+    EXPECT_EQ(j->checkpoint_stats().latest_restored->id, last_cp);
+    EXPECT_GT(j->checkpoint_stats().latest_completed->id, last_cp);  // the counter continues
+  });
+  EXPECT_TRUE(topics_->CheckLedger(key).empty()) << LedgerIssuesToString(topics_->CheckLedger(key));
+  EXPECT_GE(CommitsAfter(key, restored_at), 4u);
+  // A cancelled job's HA metadata is removed.
+  (*second)->Locked([](ClusterState& s) { ASSERT_TRUE(s.CancelJob(kJobId).ok()); });
+  Advance(1s);
+  EXPECT_EQ(JobStatusOf(**second, kJobId), "CANCELED");
+  EXPECT_FALSE(ha_->HasJob(kJobId));
+}
+
+TEST_F(ClusterStateMachineTest, InPlaceRescaleWithTheAdaptiveScheduler) {
+  FlinkConfig config = BaseConfig();
+  config.Set("jobmanager.scheduler", "adaptive");
+  auto c = Start(config);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  Advance(35s);
+  const std::string key = TopicKey(**c);
+  const int64_t before = ToUnixMillis(clock_.Now());
+  Status s = (*c)->Locked([](ClusterState& st) {
+    std::map<std::string, std::pair<int64_t, int64_t>> req;
+    for (const JobVertexView& v : st.FindJob(kJobId)->vertices()) req[v.id] = {1, 4};
+    return st.UpdateResourceRequirements(kJobId, req);
+  });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(JobStatusOf(**c, kJobId), "RESTARTING");
+  Advance(30s);
+  (*c)->Locked([&](ClusterState& st) {
+    const FlinkJob* j = st.FindJob(kJobId);
+    EXPECT_EQ(j->status(), JobStatus::kRunning);
+    EXPECT_EQ(j->vertices()[0].parallelism, 4);
+    EXPECT_EQ(j->num_restarts(), 1);
+    EXPECT_EQ(j->num_rescales(), 1);
+    const int64_t restarting = j->status_timestamp(JobStatus::kRestarting);
+    const int64_t created = j->status_timestamp(JobStatus::kCreated);
+    EXPECT_GE(restarting, before);
+    EXPECT_GT(created, restarting);
+    EXPECT_GT(j->status_timestamp(JobStatus::kRunning), created);
+    EXPECT_EQ(j->resource_requirements().begin()->second.upper, 4);
+  });
+  EXPECT_TRUE(topics_->CheckLedger(key).empty()) << LedgerIssuesToString(topics_->CheckLedger(key));
+  EXPECT_GE(CommitsAfter(key, before), 1u);
+}
+
+TEST_F(ClusterStateMachineTest, ResourceRequirementsValidation) {
+  FlinkConfig config = BaseConfig();
+  auto plain = Start(config);
+  ASSERT_TRUE(plain.ok());
+  Advance(5s);
+  Status s = (*plain)->Locked([](ClusterState& st) { return st.UpdateResourceRequirements(kJobId, {}); });
+  EXPECT_EQ(s.code(), StatusCode::kInternal);  // HTTP 500: the default scheduler cannot do it
+  EXPECT_THAT(s.message(), HasSubstr("DefaultScheduler"));
+  plain->reset();
+
+  config.Set("jobmanager.scheduler", "adaptive");
+  config.Set("$internal.pipeline.job-id", "00000000000000000000000000000abc");
+  auto c = Start(config, "default/jm-2");
+  ASSERT_TRUE(c.ok());
+  Advance(5s);
+  (*c)->Locked([](ClusterState& st) {
+    const std::vector<JobVertexView>& v = st.FindJob(kJobId)->vertices();
+    Status missing = st.UpdateResourceRequirements(kJobId, {{v[0].id, {1, 2}}});
+    EXPECT_EQ(missing.code(), StatusCode::kInvalidArgument);
+    EXPECT_THAT(missing.message(), HasSubstr("missing job vertex [" + v[1].id + "]"));
+    Status bounds = st.UpdateResourceRequirements(kJobId, {{v[0].id, {3, 2}}, {v[1].id, {1, 1000}}});
+    EXPECT_EQ(bounds.code(), StatusCode::kInvalidArgument);
+    EXPECT_THAT(bounds.message(), HasSubstr("\n"));  // one line per problem
+    EXPECT_TRUE(st.UpdateResourceRequirements(kJobId, {{v[0].id, {1, 3}}, {v[1].id, {-1, -1}}}).ok());
+    Status again = st.UpdateResourceRequirements(kJobId, {{v[0].id, {1, 2}}, {v[1].id, {1, 2}}});
+    EXPECT_EQ(again.code(), StatusCode::kConflict);  // the first update is still being persisted
+  });
+}
+
+TEST_F(ClusterStateMachineTest, FailuresRestartWithBackoffOrFailTheJob) {
+  auto c = Start(BaseConfig());
+  ASSERT_TRUE(c.ok());
+  Advance(15s);
+  ASSERT_TRUE((*c)->Locked([](ClusterState& s) { return s.FailJobForTest(kJobId, "boom"); }).ok());
+  EXPECT_EQ(JobStatusOf(**c, kJobId), "RESTARTING");
+  Advance(10s);
+  (*c)->Locked([](ClusterState& s) {
+    const FlinkJob* j = s.FindJob(kJobId);
+    EXPECT_EQ(j->status(), JobStatus::kRunning);
+    EXPECT_EQ(j->num_restarts(), 1);
+    EXPECT_EQ(j->attempt(), 1);
+    ASSERT_FALSE(j->exceptions().empty());
+    EXPECT_EQ(j->exceptions().front().message, "boom");
+  });
+  FlinkConfig config = BaseConfig();
+  config.Set("restart-strategy.type", "none");
+  auto no_restart = Start(config, "default/jm-2");
+  ASSERT_TRUE(no_restart.ok());
+  c->reset();  // frees the topic
+  Advance(5s);
+  ASSERT_TRUE((*no_restart)->Locked([](ClusterState& s) { return s.FailJobForTest(kJobId, "fatal"); }).ok());
+  EXPECT_EQ(JobStatusOf(**no_restart, kJobId), "FAILING");
+  Advance(1s);
+  EXPECT_EQ(JobStatusOf(**no_restart, kJobId), "FAILED");
+}
+
+TEST_F(ClusterStateMachineTest, CancelThenCancelAgainIsAConflict) {
+  auto c = Start(BaseConfig());
+  ASSERT_TRUE(c.ok());
+  Advance(5s);
+  ASSERT_TRUE((*c)->Locked([](ClusterState& s) { return s.CancelJob(kJobId); }).ok());
+  EXPECT_EQ(JobStatusOf(**c, kJobId), "CANCELLING");
+  Advance(1s);
+  EXPECT_EQ(JobStatusOf(**c, kJobId), "CANCELED");
+  Status again = (*c)->Locked([](ClusterState& s) { return s.CancelJob(kJobId); });
+  EXPECT_EQ(again.code(), StatusCode::kConflict);
+  EXPECT_THAT(again.message(), HasSubstr("already reached another terminal state (CANCELED)"));
+}
+
+TEST_F(ClusterStateMachineTest, LostTaskManagerRestartsTheJob) {
+  auto c = Start(BaseConfig());
+  ASSERT_TRUE(c.ok());
+  Advance(15s);
+  (*c)->Locked([](ClusterState& s) {
+    const std::string tm = s.slots().task_managers().front().info.id;
+    s.UnregisterTaskManager(tm, "pod deleted");
+    EXPECT_EQ(s.FindJob(kJobId)->status(), JobStatus::kRestarting);
+  });
+  Advance(10s);
+  EXPECT_EQ(JobStatusOf(**c, kJobId), "RUNNING");
+}
+
+}  // namespace
+}  // namespace trimtab::sim::flink

@@ -1,0 +1,62 @@
+// How the simulated JobManager reads the pods of docs/design/flink-pods.md and writes the
+// TaskManager pods Flink's native Kubernetes resource manager creates. Pure functions over pod
+// JSON, so they are testable without an API server.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/json.h"
+#include "sim/flink_cluster/cluster_settings.h"
+
+namespace trimtab::sim::flink {
+
+// A TaskManager pod: label component=taskmanager, or a token of its main container's command or
+// args that contains `taskmanager.sh` or is `taskmanager` (checked before the JobManager rules:
+// TaskManager args carry -Djobmanager.* options, which is why whole tokens are compared).
+bool IsTaskManagerPod(const Json& pod);
+// A JobManager pod: label component=jobmanager, or a token that contains `jobmanager.sh`
+// (kubernetes-jobmanager.sh) or `standalone-job`, or is `jobmanager` (docker entrypoint).
+bool IsJobManagerPod(const Json& pod);
+
+// The container named flink-main-container, else the first one (nullptr when none).
+const Json* MainContainer(const Json& pod);
+// command + args of a container.
+std::vector<std::string> ContainerArgs(const Json& container);
+// The value of env var `name` of a container ("" when absent or not a literal value).
+std::string ContainerEnv(const Json& container, const std::string& name);
+// kubernetes-application / standalone-job -> application, kubernetes-session -> session.
+std::optional<DeploymentMode> ModeFromArgs(const std::vector<std::string>& args);
+// The ConfigMap mounted at /opt/flink/conf (or the FLINK_CONF_DIR env) in `container`, else the
+// first ConfigMap volume holding a Flink configuration by name (flink-config-*); "" when none.
+std::string ConfigMapForConfDir(const Json& pod, const Json& container);
+
+// "<cluster-id>-taskmanager-<attempt>-<index>" and its parse (nullopt when `name` is not one).
+std::string TaskManagerPodName(const std::string& cluster_id, int attempt, int index);
+std::optional<std::pair<int, int>> ParseTaskManagerPodName(const std::string& cluster_id, const std::string& name);
+
+struct TaskManagerPodSpec {
+  std::string name;
+  std::string namespace_name;
+  std::string cluster_id;
+  std::string image;
+  std::string config_map;       // the Flink configuration ConfigMap to mount ("" = none)
+  std::string service_account;  // "" = default
+  Json owner;                   // ownerReference (the JobManager Deployment), null = none
+  const TaskManagerSettings* shape = nullptr;
+};
+// The pod Flink's KubernetesResourceManagerDriver would create (labels app, component,
+// type; owner reference; resources from taskmanager.memory.process.size and
+// kubernetes.taskmanager.cpu; args `kubernetes-taskmanager.sh -Dtaskmanager.resource-id=<name>`).
+Json TaskManagerPod(const TaskManagerPodSpec& spec);
+
+// Kubernetes quantity text for CPU cores ("1", "500m") and bytes ("1728Mi").
+std::string CpuQuantity(double cores);
+std::string MemoryQuantity(int64_t bytes);
+
+}  // namespace trimtab::sim::flink
