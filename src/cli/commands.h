@@ -11,7 +11,15 @@ class App;
 
 #include <string>
 
+#include <functional>
+#include <memory>
+
 #include "common/status.h"
+
+namespace trimtab::op {
+class JobAutoscaler;
+struct AutoscalerFactoryContext;
+}  // namespace trimtab::op
 
 namespace trimtab::cli {
 
@@ -23,8 +31,15 @@ void RegisterVersionCommand(CLI::App& app, int* exit_code);
 // `simulate`: a job in virtual time under a workload, one run per scaling policy (src/sim).
 void RegisterSimulateCommand(CLI::App& app, int* exit_code);
 void RegisterEvalCommand(CLI::App& app, int* exit_code);
-// `local`: the local API server (src/cluster/apiserver) until SIGINT/SIGTERM.
+// `local`: the local cluster (src/cluster/apiserver + src/cluster/runtime) until SIGINT/SIGTERM.
 void RegisterLocalCommand(CLI::App& app, int* exit_code);
+// `operator`: the Flink Kubernetes operator against any API server (src/operator).
+void RegisterOperatorCommand(CLI::App& app, int* exit_code);
+// The JobAutoscaler factory `trimtab operator` uses (set before parsing; none = no autoscaling).
+// (Same type as op::AutoscalerFactory in operator/operator.h.)
+void SetOperatorAutoscalerFactory(
+    std::function<StatusOr<std::unique_ptr<op::JobAutoscaler>>(const op::AutoscalerFactoryContext&)>
+        factory);
 // `eval flink`, registered by RegisterEvalCommand under `eval`.
 void RegisterEvalFlinkCommand(CLI::App& eval, int* exit_code);
 // `eval hpa`, registered by RegisterEvalCommand under `eval`.

@@ -9,8 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "adapters/kube/kube_client.h"
+#include "adapters/state/configmap_state_store.h"
 #include "adapters/state/in_memory_state_store.h"
 #include "adapters/state/sqlite_state_store.h"
+#include "cluster/apiserver/apiserver.h"
 
 namespace trimtab::adapters {
 namespace {
@@ -47,13 +50,39 @@ class SqliteEnv {
   std::string path_;
 };
 
+// ConfigMaps in an in-process local API server (namespace "ns" created up front).
+class ConfigMapEnv {
+ public:
+  ConfigMapEnv() {
+    auto server = cluster::ApiServer::Create({.port = 0});
+    EXPECT_TRUE(server.ok()) << server.status().ToString();
+    server_ = std::move(server).value();
+    auto client = kube::KubeClient::Create({.server = server_->url()}, {});
+    EXPECT_TRUE(client.ok()) << client.status().ToString();
+    client_ = std::move(client).value();
+    Json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "ns"}}}};
+    auto created = client_->Create({.version = "v1", .resource = "namespaces", .namespaced = false},
+                                   "", ns);
+    EXPECT_TRUE(created.ok()) << created.status().ToString();
+  }
+  std::unique_ptr<core::AutoscalerStateStore> Open() {
+    auto store = ConfigMapStateStore::Create({.client = client_.get()});
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    return std::move(store).value();
+  }
+
+ private:
+  std::unique_ptr<cluster::ApiServer> server_;
+  std::unique_ptr<kube::KubeClient> client_;
+};
+
 template <typename Env>
 class StateStoreContractTest : public ::testing::Test {
  protected:
   Env env_;
 };
 
-using Implementations = ::testing::Types<InMemoryEnv, SqliteEnv>;
+using Implementations = ::testing::Types<InMemoryEnv, SqliteEnv, ConfigMapEnv>;
 TYPED_TEST_SUITE(StateStoreContractTest, Implementations);
 
 Json Get(core::AutoscalerStateStore& store, const std::string& job, StateType type) {

@@ -24,8 +24,9 @@ std::string Num(double v) {
   return Fmt("%.6g", v);
 }
 
-// "{ Vertex ID v | Parallelism 2 -> 4 | Processing capacity 1.00 -> 2.00 | Target data rate 3.00}"
-std::string VertexReportLines(const ScalingSummaries& s) {
+}  // namespace
+
+std::string ScalingReportLines(const ScalingSummaries& s) {
   std::string out;
   for (const auto& [id, summary] : s) {
     const MetricMap& m = summary.metrics;
@@ -38,6 +39,8 @@ std::string VertexReportLines(const ScalingSummaries& s) {
   }
   return out;
 }
+
+namespace {
 
 // Fills restart_duration of the newest tracking record once the job runs with its targets.
 void UpdateRestartTracking(const AutoscalerInput& in, AutoscalerState* state, DecisionLog* log) {
@@ -403,7 +406,7 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
     log.Note("shape", "blocked: scaling execution disabled by config " + blocked_by);
     log.events.push_back({"Normal", "ScalingReport",
                           "Scaling execution disabled by config " + blocked_by +
-                              ", recommended parallelism change:" + VertexReportLines(shaped)});
+                              ", recommended parallelism change:" + ScalingReportLines(shaped)});
     for (const auto& [id, s] : shaped) {
       log.vertices[id].final_parallelism = s.current_parallelism;
       log.vertices[id].reasons.push_back("blocked: " + blocked_by);
@@ -428,7 +431,7 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
   log.outcome = CycleOutcome::kScale;
   log.events.push_back({"Normal", "ScalingReport",
                         "Scaling execution enabled, begin scaling vertices:" +
-                            VertexReportLines(shaped)});
+                            ScalingReportLines(shaped)});
   log.Note("shape", std::to_string(shaped.size()) + " vertex change(s) ready for the plugin chain");
   res.summaries = shaped;
   res.state = in.commit ? CommitScaling(std::move(state), shaped, in.topology, in.now, o)

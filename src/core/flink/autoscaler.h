@@ -73,6 +73,10 @@ AutoscalerState CommitScaling(AutoscalerState state, const ScalingSummaries& app
                               const JobTopology& topology, TimePoint now,
                               const AutoscalerOptions& options);
 
+// The per-vertex lines of a ScalingReport event, one per summary, each starting with "\n":
+// "{ Vertex ID v | Parallelism 2 -> 4 | Processing capacity 1.00 -> 2.00 | Target data rate 3.00}".
+std::string ScalingReportLines(const ScalingSummaries& summaries);
+
 // restart.time, or with restart.time-tracking.enabled the longest tracked restart capped by
 // restart.time-tracking.limit.
 Millis EffectiveRestartTime(const AutoscalerState& state, const AutoscalerOptions& options);

@@ -21,6 +21,10 @@
 #include <string>
 #include <vector>
 
+// AutoscalerOutcome holds a Json by value, which needs the complete type (common/json.h only
+// forward-declares it).
+#include <nlohmann/json.hpp>
+
 #include "common/json.h"
 #include "common/status.h"
 

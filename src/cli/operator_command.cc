@@ -1,0 +1,187 @@
+// `trimtab operator`: the Flink Kubernetes operator (FlinkDeployment, FlinkSessionJob) against
+// any Kubernetes API server, until SIGINT/SIGTERM or lost leadership.
+#include <CLI/CLI.hpp>
+
+#include <signal.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "adapters/kube/rest_config.h"
+#include "cli/commands.h"
+#include "core/flink/config_values.h"
+#include "operator/operator.h"
+
+namespace trimtab::cli {
+namespace {
+
+struct OperatorFlags {
+  std::string kubeconfig;
+  std::string context;
+  std::vector<std::string> namespaces;
+  std::string plugins_dir;
+  std::string config_file;
+  std::string leader_elect = "auto";  // auto: on when --replicas > 1
+  int replicas = 1;
+  std::string lease_name = "trimtab-operator";
+  std::string lease_namespace;
+  std::string reconcile_interval;
+  int health_port = 8085;
+  int workers = 4;
+  std::string resolve_services = "auto";  // auto: through the API server unless in-cluster
+};
+
+std::mutex& FactoryMutex() {
+  static std::mutex mu;
+  return mu;
+}
+op::AutoscalerFactory& Factory() {
+  static op::AutoscalerFactory factory;
+  return factory;
+}
+
+StatusOr<bool> Tristate(const std::string& flag, const std::string& value, bool automatic) {
+  if (value == "auto") return automatic;
+  if (value == "true") return true;
+  if (value == "false") return false;
+  return InvalidArgumentError(flag + ": expected true, false or auto, got \"" + value + "\"");
+}
+
+StatusOr<op::OperatorOptions> BuildOptions(const OperatorFlags& flags) {
+  op::OperatorOptions o;
+  TRIMTAB_ASSIGN_OR_RETURN(o.rest_config, kube::LoadDefaultConfig(flags.kubeconfig, flags.context));
+  const bool in_cluster = flags.kubeconfig.empty() && !std::getenv("KUBECONFIG") &&
+                          std::getenv("KUBERNETES_SERVICE_HOST");
+  TRIMTAB_ASSIGN_OR_RETURN(o.resolve_services_via_api,
+                           Tristate("--resolve-services-via-api", flags.resolve_services, !in_cluster));
+  TRIMTAB_ASSIGN_OR_RETURN(o.leader_election,
+                           Tristate("--leader-elect", flags.leader_elect, flags.replicas > 1));
+  o.namespaces = flags.namespaces;
+  o.plugins_dir = flags.plugins_dir;
+  o.lease_name = flags.lease_name;
+  o.lease_namespace = flags.lease_namespace.empty() ? o.rest_config.namespace_name
+                                                    : flags.lease_namespace;
+  o.health_port = flags.health_port;
+  o.workers = flags.workers;
+  if (!flags.config_file.empty()) {
+    TRIMTAB_ASSIGN_OR_RETURN(std::string text, ReadFile(flags.config_file));
+    TRIMTAB_ASSIGN_OR_RETURN(Json doc, ParseYaml(text, flags.config_file));
+    TRIMTAB_ASSIGN_OR_RETURN(o.default_configuration,
+                             api::FlattenFlinkConfiguration(doc, flags.config_file));
+  }
+  if (!flags.reconcile_interval.empty()) {
+    const char* key = "kubernetes.operator.reconcile.interval";
+    TRIMTAB_RETURN_IF_ERROR(core::flink::ParseFlinkDuration("--reconcile-interval",
+                                                            flags.reconcile_interval).status());
+    o.default_configuration[key] = flags.reconcile_interval;
+  }
+  {
+    std::lock_guard<std::mutex> lock(FactoryMutex());
+    o.autoscaler_factory = Factory();
+  }
+  return o;
+}
+
+int RunOperator(const OperatorFlags& flags) {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  StatusOr<op::OperatorOptions> options = BuildOptions(flags);
+  if (!options.ok()) {
+    std::fprintf(stderr, "trimtab operator: %s\n", options.status().ToString().c_str());
+    return 2;
+  }
+  const std::string server = options->rest_config.server;
+  const bool leader_election = options->leader_election;
+  StatusOr<std::unique_ptr<op::Operator>> op = op::Operator::Create(std::move(*options));
+  if (!op.ok()) {
+    std::fprintf(stderr, "trimtab operator: %s\n", op.status().ToString().c_str());
+    return 1;
+  }
+  Status started = (*op)->Start();
+  if (!started.ok()) {
+    std::fprintf(stderr, "trimtab operator: %s\n", started.ToString().c_str());
+    (*op)->Stop();
+    return 1;
+  }
+  std::printf("trimtab operator: API server %s, namespaces %s%s\n", server.c_str(),
+              flags.namespaces.empty() ? "all" : "given",
+              leader_election ? ", leader election on" : "");
+  if ((*op)->health_port() > 0) std::printf("health: :%d/healthz\n", (*op)->health_port());
+  std::fflush(stdout);
+  std::thread signal_waiter([&] {
+    int received = 0;
+    sigwait(&signals, &received);
+    std::printf("trimtab operator: %s received, stopping\n", received == SIGINT ? "SIGINT" : "SIGTERM");
+    (*op)->Stop();
+  });
+  (*op)->Wait();
+  const bool lost_leadership = leader_election && (*op)->IsLeader() == false;
+  (*op)->Stop();
+  // Leadership lost: exit so that the pod restarts as a standby (as upstream does).
+  if (signal_waiter.joinable()) {
+    pthread_kill(signal_waiter.native_handle(), SIGTERM);
+    signal_waiter.join();
+  }
+  return lost_leadership ? 1 : 0;
+}
+
+}  // namespace
+
+void SetOperatorAutoscalerFactory(
+    std::function<StatusOr<std::unique_ptr<op::JobAutoscaler>>(const op::AutoscalerFactoryContext&)>
+        factory) {
+  std::lock_guard<std::mutex> lock(FactoryMutex());
+  Factory() = std::move(factory);
+}
+
+void RegisterOperatorCommand(CLI::App& app, int* exit_code) {
+  auto flags = std::make_shared<OperatorFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "operator",
+      "Run the Flink Kubernetes operator: reconcile FlinkDeployment and FlinkSessionJob resources\n"
+      "(flink.apache.org/v1beta1, upstream-compatible) against a Kubernetes API server, with the\n"
+      "trimtab autoscaler when one is wired in. See docs/operator.md.\n\n"
+      "The API server comes from --kubeconfig, $KUBECONFIG, the in-cluster service account, or\n"
+      "~/.kube/config, in that order. Runs until SIGINT or SIGTERM.");
+  cmd->add_option("--kubeconfig", flags->kubeconfig, "kubeconfig file");
+  cmd->add_option("--context", flags->context, "kubeconfig context (default: current-context)");
+  cmd->add_option("--namespace,-n", flags->namespaces,
+                  "namespace to watch; repeat for several (default: all namespaces)");
+  cmd->add_option("--plugins-dir", flags->plugins_dir,
+                  "directory of executor plugins for the autoscaler chain");
+  cmd->add_option("--config", flags->config_file,
+                  "operator default configuration (YAML, flat or nested keys): kubernetes.operator.* "
+                  "options and defaults for every Flink cluster");
+  cmd->add_option("--leader-elect", flags->leader_elect,
+                  "Lease-based leader election: true, false or auto (on when --replicas > 1)")
+      ->capture_default_str();
+  cmd->add_option("--replicas", flags->replicas, "operator replicas in this deployment")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
+  cmd->add_option("--lease-name", flags->lease_name, "leader election Lease name")
+      ->capture_default_str();
+  cmd->add_option("--lease-namespace", flags->lease_namespace,
+                  "leader election Lease namespace (default: the kubeconfig/in-cluster namespace)");
+  cmd->add_option("--reconcile-interval", flags->reconcile_interval,
+                  "kubernetes.operator.reconcile.interval, a Flink duration (default 1 min)");
+  cmd->add_option("--health-port", flags->health_port, "port of /healthz and /readyz; -1 = off")
+      ->capture_default_str();
+  cmd->add_option("--workers", flags->workers, "reconcile workers per resource kind")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--resolve-services-via-api", flags->resolve_services,
+                  "reach JobManager REST services through their cluster IP read from the API "
+                  "server instead of cluster DNS: true, false or auto (on outside a cluster)")
+      ->capture_default_str();
+  cmd->callback([flags, exit_code] { *exit_code = RunOperator(*flags); });
+}
+
+}  // namespace trimtab::cli

@@ -1,0 +1,102 @@
+#include "core/flink/cycle_with_chain.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+namespace trimtab::core::flink {
+namespace {
+
+constexpr const char kEnabledReportPrefix[] = "Scaling execution enabled";
+
+// Removes the cycle's "Scaling execution enabled, begin scaling vertices:" report.
+void DropExecutionReport(DecisionLog* log) {
+  auto& events = log->events;
+  events.erase(std::remove_if(events.begin(), events.end(),
+                              [](const AutoscalerEvent& e) {
+                                return e.reason == kReasonScalingReport &&
+                                       e.message.rfind(kEnabledReportPrefix, 0) == 0;
+                              }),
+               events.end());
+}
+
+}  // namespace
+
+StatusOr<ChainedCycleResult> RunAutoscalerCycleWithChain(const ChainedCycleInput& input,
+                                                         AutoscalerState state,
+                                                         const ExecutorChain& chain,
+                                                         Json* plugin_states) {
+  AutoscalerInput cycle_input = input.cycle;
+  cycle_input.commit = false;
+  ChainedCycleResult out;
+  TRIMTAB_ASSIGN_OR_RETURN(out.cycle, RunAutoscalerCycle(cycle_input, std::move(state)));
+  AutoscalerResult& r = out.cycle;
+  if (r.log.outcome != CycleOutcome::kScale || r.summaries.empty()) return out;
+
+  ExecutorContext context = input.context;
+  if (context.configuration.empty()) context.configuration = cycle_input.configuration;
+  context.now = cycle_input.now;
+  context.topology = cycle_input.topology;
+  MetricMap caller_global = std::move(context.metrics.global);
+  context.metrics = r.evaluated;
+  for (auto& [name, metric] : caller_global) context.metrics.global.emplace(name, metric);
+
+  CycleState cycle_state;
+  ChainOutcome chain_out = chain.Run(context, r.summaries, cycle_state, plugin_states);
+  if (chain.size() == 0) r.log.Note("chain", "no executor plugins: the decision passes unchanged");
+  for (const ChainStepRecord& s : chain_out.steps) {
+    r.log.Note("chain", s.plugin + "(" + std::to_string(s.priority) + ") " +
+                            std::string(ChainVerdictName(s.verdict)) +
+                            (s.reason.empty() ? "" : ": " + s.reason));
+  }
+
+  if (chain_out.vetoed) {
+    const std::string why =
+        "vetoed by plugin " + chain_out.vetoed_by + ": " + chain_out.veto_reason;
+    r.log.outcome = CycleOutcome::kBlocked;
+    r.log.Note("chain", why + "; nothing is scaled this cycle");
+    for (const auto& [id, summary] : r.summaries) {
+      VertexDecision& d = r.log.vertices[id];
+      d.final_parallelism = summary.current_parallelism;
+      d.reasons.push_back(why);
+    }
+    DropExecutionReport(&r.log);
+    if (std::optional<core::AutoscalerEvent> veto = VetoEvent(context.job_key, chain_out)) {
+      r.log.events.push_back({std::string(EventTypeName(veto->type)), veto->reason, veto->message});
+    }
+    r.summaries.clear();
+    out.chain = std::move(chain_out);
+    return out;
+  }
+
+  out.approved = chain_out.summaries;
+  for (const auto& [id, summary] : r.summaries) {
+    VertexDecision& d = r.log.vertices[id];
+    auto it = out.approved.find(id);
+    if (it == out.approved.end()) {
+      d.final_parallelism = summary.current_parallelism;
+      d.reasons.push_back("dropped by the executor chain");
+    } else {
+      d.final_parallelism = it->second.new_parallelism;
+    }
+  }
+  for (const auto& [id, summary] : out.approved) {
+    if (!r.summaries.count(id)) r.log.vertices[id].final_parallelism = summary.new_parallelism;
+  }
+  if (!SameSummaries(out.approved, r.summaries)) {
+    DropExecutionReport(&r.log);
+    r.log.events.push_back({"Normal", kReasonScalingReport,
+                            std::string(kEnabledReportPrefix) +
+                                ", begin scaling vertices:" + ScalingReportLines(out.approved)});
+  }
+  // The cycle parsed the same configuration successfully, so this cannot fail.
+  StatusOr<AutoscalerOptions> options = ParseAutoscalerOptions(cycle_input.configuration);
+  if (!options.ok()) return options.status().WithContext("configuration");
+  r.state = CommitScaling(std::move(r.state), out.approved, cycle_input.topology, cycle_input.now,
+                          *options);
+  r.summaries = out.approved;
+  out.chain = std::move(chain_out);
+  return out;
+}
+
+}  // namespace trimtab::core::flink

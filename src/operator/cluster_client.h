@@ -1,0 +1,70 @@
+// ClusterClient: the Kubernetes side of one native Flink cluster (docs/design/flink-pods.md):
+// create its objects, delete them (with or without the HA ConfigMaps), and read the HA metadata
+// that last-state upgrades depend on (notes §B.15):
+//
+//   HA ConfigMaps   labels app=<name>, type=flink-native-kubernetes (component=autoscaler
+//                   excluded); usable HA metadata = a ConfigMap named *-config-map (not
+//                   *-cluster-config-map) or *-jobmanager-leader; "has a checkpoint" = a data key
+//                   starting with "checkpointID-".
+//   cluster pods    labels app=<name>, type=flink-native-kubernetes (JobManager and TaskManagers)
+//
+// Deletion never blocks: Delete() issues the deletes and reports whether the cluster is gone
+// (Deployment and every pod); callers requeue until it is.
+//
+// Usage:
+//   ClusterClient cluster(kube_client);
+//   TRIMTAB_ASSIGN_OR_RETURN(bool gone, cluster.Delete("prod", "sm", "Foreground", /*delete_ha=*/false));
+//   if (!gone) return Requeue(progress_check_interval);
+//
+// Thread-safety: safe for concurrent use.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "adapters/kube/kube_client.h"
+#include "operator/jm_resources.h"
+
+namespace trimtab::op {
+
+struct HaMetadata {
+  bool available = false;       // a usable HA ConfigMap exists
+  bool has_checkpoint = false;  // and it records at least one checkpoint
+  std::vector<std::string> config_maps;  // names of the cluster's HA ConfigMaps
+};
+
+class ClusterClient {
+ public:
+  explicit ClusterClient(const kube::KubeClient* client) : client_(client) {}
+
+  // The JobManager Deployment, nullopt when absent.
+  StatusOr<std::optional<Json>> JobManagerDeployment(const std::string& ns,
+                                                     const std::string& name) const;
+  StatusOr<std::vector<Json>> ClusterPods(const std::string& ns, const std::string& name) const;
+  StatusOr<std::vector<Json>> JobManagerPods(const std::string& ns, const std::string& name) const;
+
+  // Creates ConfigMap, Deployment, then owner references and the Services. Objects left over from
+  // an earlier cluster of the same name are replaced.
+  Status Create(ClusterObjects objects) const;
+
+  // Deletes the JobManager Deployment (with `propagation`), the Services and the ConfigMap, and the
+  // HA ConfigMaps when `delete_ha`. Idempotent. True when the Deployment and all pods are gone.
+  StatusOr<bool> Delete(const std::string& ns, const std::string& name,
+                        const std::string& propagation, bool delete_ha) const;
+
+  StatusOr<HaMetadata> ReadHaMetadata(const std::string& ns, const std::string& name) const;
+  Status DeleteHaMetadata(const std::string& ns, const std::string& name) const;
+  // Drops stored job graphs (data keys "jobGraph-*" of <name>-cluster-config-map) so a new
+  // submission is not overridden by the old graph.
+  Status RemoveJobGraphs(const std::string& ns, const std::string& name) const;
+
+ private:
+  Status CreateOrReplace(const kube::GroupVersionResource& gvr, const std::string& ns,
+                         const Json& object, Json* created) const;
+  StatusOr<std::vector<Json>> HaConfigMaps(const std::string& ns, const std::string& name) const;
+
+  const kube::KubeClient* client_;
+};
+
+}  // namespace trimtab::op

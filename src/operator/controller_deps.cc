@@ -1,0 +1,29 @@
+#include "operator/controller_deps.h"
+
+#include "adapters/flink/tcp_probe.h"
+
+namespace trimtab::op {
+
+ControllerDeps WithDefaults(ControllerDeps deps) {
+  if (!deps.tcp_probe) deps.tcp_probe = &flink::ProbeTcp;
+  if (!deps.fetch_artifact) {
+    std::shared_ptr<const http::HttpClient> http = deps.http;
+    deps.fetch_artifact = [http](const std::string& uri) -> StatusOr<std::string> {
+      if (uri.starts_with("file://")) return ReadFile(uri.substr(7));
+      if (!uri.starts_with("http://") && !uri.starts_with("https://")) {
+        return InvalidArgumentError("cannot fetch " + uri + ": only http(s) and file URIs");
+      }
+      if (!http) return FailedPreconditionError("cannot fetch " + uri + ": no HTTP client");
+      TRIMTAB_ASSIGN_OR_RETURN(http::ClientResponse r,
+                               http->Do({.method = "GET", .url = uri,
+                                         .timeout = std::chrono::minutes(5)}));
+      if (r.status != 200) {
+        return UnavailableError("fetch " + uri + ": HTTP " + std::to_string(r.status));
+      }
+      return std::move(r.body);
+    };
+  }
+  return deps;
+}
+
+}  // namespace trimtab::op

@@ -1,0 +1,464 @@
+// Reconciliation part of FlinkDeploymentController (notes §B.4-§B.7): first deployment, the
+// autoscaler hook, the spec diff, in-place scaling, rollback, session cluster changes, snapshots,
+// JobManager recovery and TTL, and Deploy().
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "api/reconciled_spec.h"
+#include "core/flink/config_values.h"
+#include "operator/deployment_pass.h"
+#include "operator/flink_config_builder.h"
+#include "operator/flink_deployment_controller.h"
+#include "operator/job_observer.h"
+#include "operator/kube_resources.h"
+#include "operator/process_resources.h"
+#include "operator/reconciliation_utils.h"
+#include "operator/spec_diff.h"
+
+namespace trimtab::op {
+namespace {
+
+namespace js = api::job_status;
+using JmStatus = api::JobManagerDeploymentStatus;
+using api::ReconciliationState;
+
+constexpr size_t kMaxDecisionAnnotation = 128 * 1024;
+
+Json WithoutNonces(Json spec) {
+  if (spec.is_object() && spec.contains("job")) {
+    spec["job"].erase("savepointTriggerNonce");
+    spec["job"].erase("checkpointTriggerNonce");
+  }
+  return spec;
+}
+
+bool AutoscalerEnabled(const api::FlinkConfiguration& conf) {
+  return ConfigBool(conf, "job.autoscaler.enabled",
+                    ConfigBool(conf, "kubernetes.operator.job.autoscaler.enabled", false));
+}
+
+}  // namespace
+
+Status FlinkDeploymentController::Deploy(DeploymentPass& p, const api::FlinkDeploymentSpec& spec,
+                                         std::string restore_path,
+                                         api::UpgradeMode restore_mode) {
+  api::FlinkDeploymentStatus& st = p.status();
+  // A previous (terminated or leftover) cluster goes first, HA metadata kept.
+  TRIMTAB_ASSIGN_OR_RETURN(bool gone, cluster_.Delete(p.ns(), p.name(), p.options.deletion_propagation,
+                                                      /*delete_ha=*/false));
+  st.job_manager_deployment_status = JmStatus::kMissing;
+  p.rest.reset();
+  p.job.rest = nullptr;
+  if (!gone) {
+    const TimePoint now = deps_.clock->Now();
+    if (!p.memory->cluster_deletion_started) p.memory->cluster_deletion_started = now;
+    if (now < *p.memory->cluster_deletion_started + p.options.resource_cleanup_timeout) {
+      TRIMTAB_RETURN_IF_ERROR(WriteStatus(p));
+      return Waiting(p, "the previous JobManager of " + p.ns() + "/" + p.name() + " is terminating");
+    }
+    spdlog::warn("{}/{}: the previous cluster did not terminate within the cleanup timeout; "
+                 "deploying anyway", p.ns(), p.name());
+  }
+  p.memory->cluster_deletion_started.reset();
+
+  const api::FlinkConfiguration config =
+      EffectiveConfig(deps_.default_config, p.ns(), spec.flink_version, spec.flink_configuration);
+  std::string job_id;
+  if (spec.job) {
+    if (auto user = config.find(flink_keys::kJobId); user != config.end()) {
+      job_id = user->second;
+    } else if (restore_mode == api::UpgradeMode::kLastState && !st.job_status.job_id.empty()) {
+      job_id = st.job_status.job_id;
+    } else {
+      job_id = RandomHexId();
+    }
+    if (restore_mode == api::UpgradeMode::kLastState) {
+      TRIMTAB_ASSIGN_OR_RETURN(HaMetadata ha, cluster_.ReadHaMetadata(p.ns(), p.name()));
+      if (ha.has_checkpoint) {
+        restore_path = kLastStateDummyPath;
+        st.job_status.upgrade_savepoint_path = kLastStateDummyPath;
+      }
+    }
+    st.job_status.job_id = job_id;
+    st.job_status.state = std::string(js::kReconciling);
+    TRIMTAB_RETURN_IF_ERROR(WriteStatus(p));  // the job id is known before the job exists
+    if (IsHaEnabled(config)) {
+      Status s = cluster_.RemoveJobGraphs(p.ns(), p.name());
+      if (!s.ok()) spdlog::warn("{}/{}: {}", p.ns(), p.name(), s.ToString());
+    }
+  }
+  api::ObjectMeta meta = p.resource.metadata;
+  meta.mutable_raw()["generation"] = p.generation;
+  TRIMTAB_ASSIGN_OR_RETURN(api::FlinkConfiguration deploy_config,
+                           BuildDeployConfig(meta, spec, config,
+                                             {.job_id = job_id, .restore_path = restore_path,
+                                              .job_result_store_id = RandomHexId()}));
+  TRIMTAB_ASSIGN_OR_RETURN(ClusterObjects objects, BuildClusterObjects(meta, spec, deploy_config));
+  TRIMTAB_RETURN_IF_ERROR(cluster_.Create(std::move(objects)));
+  p.job.Event(EventType::kNormal, reasons::kSubmit, "Starting deployment");
+  st.job_manager_deployment_status = JmStatus::kDeploying;
+  st.cluster_info.clear();
+  return Status::Ok();
+}
+
+Status FlinkDeploymentController::FirstDeploy(DeploymentPass& p) {
+  api::FlinkDeploymentStatus& st = p.status();
+  const api::FlinkDeploymentSpec& spec = p.resource.spec;
+  if (spec.job && spec.job->state == api::JobState::kSuspended) return Status::Ok();
+  const Json spec_json = api::EncodeFlinkDeploymentSpec(spec);
+  api::UpgradeMode mode = api::UpgradeMode::kStateless;
+  std::string restore;
+  if (spec.job && !spec.job->initial_savepoint_path.empty()) {
+    mode = api::UpgradeMode::kSavepoint;
+    restore = spec.job->initial_savepoint_path;
+    st.job_status.upgrade_savepoint_path = restore;
+  }
+  RecordOptions upgrading{.state = ReconciliationState::kUpgrading};
+  if (spec.job) {
+    upgrading.job_state = api::JobState::kSuspended;
+    upgrading.upgrade_mode = mode;
+  }
+  RecordSpec(&st, spec_json, p.generation, deps_.clock->Now(), upgrading);
+  TRIMTAB_RETURN_IF_ERROR(WriteStatus(p));
+  TRIMTAB_RETURN_IF_ERROR(Deploy(p, spec, restore, mode));
+  RecordOptions deployed{.state = ReconciliationState::kDeployed};
+  if (spec.job) deployed.upgrade_mode = mode;
+  RecordSpec(&st, spec_json, p.generation, deps_.clock->Now(), deployed);
+  return Status::Ok();
+}
+
+void FlinkDeploymentController::RunAutoscaler(DeploymentPass& p) {
+  if (!deps_.autoscaler || !p.application()) return;
+  api::FlinkDeploymentStatus& st = p.status();
+  const Json recorded = LastReconciledSpec(st);
+  StatusOr<api::FlinkConfiguration> recorded_conf = api::FlattenFlinkConfiguration(
+      recorded.value("flinkConfiguration", Json::object()), "lastReconciledSpec.flinkConfiguration");
+  const std::string recorded_overrides =
+      recorded_conf.ok() && recorded_conf->count(flink_keys::kParallelismOverrides)
+          ? recorded_conf->at(flink_keys::kParallelismOverrides)
+          : "";
+  if (!AutoscalerEnabled(p.config)) {
+    if (recorded_conf.ok() && AutoscalerEnabled(*recorded_conf)) {
+      Status s = deps_.autoscaler->Cleanup(p.ns(), p.name());
+      if (!s.ok()) spdlog::warn("{}/{}: autoscaler cleanup: {}", p.ns(), p.name(), s.ToString());
+    }
+    return;
+  }
+  const std::optional<int64_t> reset = p.resource.spec.job->autoscaler_reset_nonce;
+  if (reset && reset != JobNonce(recorded, "autoscalerResetNonce")) {
+    Status s = deps_.autoscaler->Cleanup(p.ns(), p.name());
+    if (!s.ok()) spdlog::warn("{}/{}: autoscaler reset: {}", p.ns(), p.name(), s.ToString());
+    SetRecordedJobField(&st, "autoscalerResetNonce", *reset);
+  }
+  if (st.reconciliation_status.state != ReconciliationState::kDeployed ||
+      st.job_manager_deployment_status != JmStatus::kReady || st.job_status.state != js::kRunning ||
+      !p.rest) {
+    // Keep what is deployed: the autoscaler decides only for a running job.
+    if (!recorded_overrides.empty()) {
+      p.resource.spec.flink_configuration[flink_keys::kParallelismOverrides] = recorded_overrides;
+      RefreshConfig(p);
+    }
+    return;
+  }
+  AutoscalerJobContext context{
+      .namespace_name = p.ns(),
+      .resource_name = p.name(),
+      .resource_kind = "FlinkDeployment",
+      .resource_uid = p.resource.metadata.uid(),
+      .job_id = st.job_status.job_id,
+      .job_status = st.job_status.state,
+      .rest_url = p.rest->base_url(),
+      .flink_version = p.resource.spec.flink_version
+                           ? std::string(api::Name(*p.resource.spec.flink_version))
+                           : "",
+      .flink_configuration = p.config};
+  if (p.resource.spec.task_manager) {
+    StatusOr<ProcessResources> tm = ResolveProcessResources(
+        "TaskManager", p.resource.spec.task_manager->resource, p.resource.spec.task_manager->resources);
+    if (tm.ok()) {
+      context.task_manager_cpu = tm->cpu.value_or(0);
+      context.task_manager_memory_bytes = static_cast<double>(tm->memory_bytes.value_or(0));
+    }
+  }
+  StatusOr<AutoscalerOutcome> outcome = deps_.autoscaler->Scale(context);
+  std::map<std::string, int> overrides;
+  if (!outcome.ok()) {
+    p.job.Event(EventType::kWarning, reasons::kAutoscalerError, outcome.status().message());
+    overrides = ParseParallelismOverrides(recorded_overrides);  // keep what runs
+  } else {
+    const auto user_it = p.resource.spec.flink_configuration.find(flink_keys::kParallelismOverrides);
+    const std::map<std::string, int> user =
+        user_it == p.resource.spec.flink_configuration.end()
+            ? std::map<std::string, int>{}
+            : ParseParallelismOverrides(user_it->second);
+    std::set<std::string> excluded;
+    for (const char* key : {"job.autoscaler.vertex.exclude.ids",
+                            "kubernetes.operator.job.autoscaler.vertex.exclude.ids"}) {
+      if (auto it = p.config.find(key); it != p.config.end()) {
+        for (const std::string& v : core::flink::ParseFlinkList(it->second)) excluded.insert(v);
+      }
+    }
+    overrides = outcome->parallelism_overrides.empty()
+                    ? user
+                    : MergeParallelismOverrides(user, outcome->parallelism_overrides, excluded);
+    if (outcome->scaled) {
+      p.job.Event(EventType::kNormal, reasons::kScalingDecision,
+                  "Autoscaler decided parallelism overrides " +
+                      FormatParallelismOverrides(outcome->parallelism_overrides));
+    }
+    if (!outcome->decision_log.is_null()) {
+      std::string log = outcome->decision_log.dump();
+      if (log.size() > kMaxDecisionAnnotation) {
+        log = Json{{"truncated", true}, {"bytes", log.size()},
+                   {"skippedReason", outcome->skipped_reason}}.dump();
+      }
+      const std::string current = p.resource.metadata.annotations().count(kScalingDecisionAnnotation)
+                                      ? p.resource.metadata.annotations().at(kScalingDecisionAnnotation)
+                                      : "";
+      if (log != current) {
+        Json patch = {{"metadata", {{"annotations", {{kScalingDecisionAnnotation, log}}}}}};
+        StatusOr<Json> patched = deps_.client->Patch(FlinkDeploymentsResource(), p.ns(), p.name(),
+                                                     kube::PatchType::kMerge, patch.dump());
+        if (patched.ok()) {
+          p.object["metadata"]["resourceVersion"] = kube::ObjectResourceVersion(*patched);
+          p.object["metadata"]["annotations"] = (*patched)["metadata"]["annotations"];
+        } else {
+          spdlog::warn("{}/{}: record the scaling decision: {}", p.ns(), p.name(),
+                       patched.status().ToString());
+        }
+      }
+    }
+  }
+  if (overrides.empty()) {
+    p.resource.spec.flink_configuration.erase(flink_keys::kParallelismOverrides);
+  } else {
+    p.resource.spec.flink_configuration[flink_keys::kParallelismOverrides] =
+        FormatParallelismOverrides(overrides);
+  }
+  RefreshConfig(p);
+}
+
+bool FlinkDeploymentController::TryInPlaceScale(DeploymentPass& p, const Json& recorded_spec) {
+  const api::FlinkDeploymentStatus& st = p.status();
+  const api::FlinkDeploymentSpec& spec = p.resource.spec;
+  if (!spec.job || !p.options.inplace_scaling_enabled || !spec.flink_version ||
+      !api::IsAtLeast(*spec.flink_version, api::FlinkVersion::kV1_18) || !p.rest ||
+      st.job_manager_deployment_status != JmStatus::kReady ||
+      js::IsGloballyTerminal(st.job_status.state) || st.job_status.state == js::kReconciling ||
+      st.job_status.job_id.empty()) {
+    return false;
+  }
+  auto scheduler = p.config.find(flink_keys::kScheduler);
+  if (scheduler == p.config.end() || scheduler->second != "adaptive") return false;
+  StatusOr<api::FlinkConfiguration> recorded_conf = api::FlattenFlinkConfiguration(
+      recorded_spec.value("flinkConfiguration", Json::object()), "flinkConfiguration");
+  if (!recorded_conf.ok()) return false;
+  const auto text = [](const api::FlinkConfiguration& c) {
+    auto it = c.find(flink_keys::kParallelismOverrides);
+    return it == c.end() ? std::string() : it->second;
+  };
+  const std::map<std::string, int> after = ParseParallelismOverrides(text(spec.flink_configuration));
+  const std::map<std::string, int> before = ParseParallelismOverrides(text(*recorded_conf));
+  if (after.empty() && before.empty()) return false;
+  for (const auto& [vertex, p_old] : before) {
+    if (!after.count(vertex)) return false;  // an override was removed: full upgrade
+  }
+  StatusOr<flink::ResourceRequirements> requirements =
+      p.rest->GetResourceRequirements(st.job_status.job_id);
+  if (!requirements.ok()) {
+    spdlog::info("{}/{}: in-place scaling not possible: {}", p.ns(), p.name(),
+                 requirements.status().ToString());
+    return false;
+  }
+  bool changed = false;
+  for (const auto& [vertex, parallelism] : after) {
+    auto it = requirements->find(vertex);
+    if (it == requirements->end()) continue;
+    const flink::ParallelismBounds next{std::min(parallelism, it->second.lower), parallelism};
+    if (!(next == it->second)) {
+      it->second = next;
+      changed = true;
+    }
+  }
+  if (changed) {
+    Status put = p.rest->PutResourceRequirements(st.job_status.job_id, *requirements);
+    if (!put.ok()) {
+      spdlog::info("{}/{}: in-place scaling failed, upgrading instead: {}", p.ns(), p.name(),
+                   put.ToString());
+      return false;
+    }
+    p.job.Event(EventType::kNormal, reasons::kScaling, "In-place scaling triggered");
+  }
+  return true;
+}
+
+bool FlinkDeploymentController::ShouldRollback(DeploymentPass& p) {
+  const api::FlinkDeploymentStatus& st = p.status();
+  const api::ReconciliationStatus& r = st.reconciliation_status;
+  if (r.state == ReconciliationState::kRollingBack) return true;
+  if (!p.options.rollback_enabled || r.state == ReconciliationState::kRolledBack || IsStable(st) ||
+      r.last_stable_spec.empty()) {
+    return false;
+  }
+  StatusOr<api::FlinkDeploymentSpec> stable = api::ParseRecordedDeploymentSpec(r.last_stable_spec);
+  if (!stable.ok() || (stable->job && stable->job->state == api::JobState::kSuspended) ||
+      stable->flink_version != p.resource.spec.flink_version) {
+    return false;
+  }
+  if (deps_.clock->Now() <
+      FromUnixMillis(r.reconciliation_timestamp) + p.options.readiness_timeout) {
+    return false;
+  }
+  StatusOr<HaMetadata> ha = cluster_.ReadHaMetadata(p.ns(), p.name());
+  if (ha.ok() && ha->available) return true;
+  StatusOr<api::FlinkDeploymentSpec> recorded =
+      api::ParseRecordedDeploymentSpec(r.last_reconciled_spec);
+  return recorded.ok() && recorded->job &&
+         recorded->job->upgrade_mode == api::UpgradeMode::kSavepoint && JobManagerPodNeverStarted(p);
+}
+
+Status FlinkDeploymentController::RollBack(DeploymentPass& p) {
+  api::FlinkDeploymentStatus& st = p.status();
+  if (st.reconciliation_status.state != ReconciliationState::kRollingBack) {
+    st.reconciliation_status.state = ReconciliationState::kRollingBack;
+    p.job.Event(EventType::kNormal, reasons::kRollback, "Rolling back failed deployment.");
+    TRIMTAB_RETURN_IF_ERROR(WriteStatus(p));
+  }
+  TRIMTAB_ASSIGN_OR_RETURN(api::FlinkDeploymentSpec stable,
+                           api::ParseRecordedDeploymentSpec(st.reconciliation_status.last_stable_spec));
+  StatusOr<api::FlinkDeploymentSpec> recorded =
+      api::ParseRecordedDeploymentSpec(st.reconciliation_status.last_reconciled_spec);
+  api::UpgradeMode mode = api::UpgradeMode::kStateless;
+  if (stable.job) {
+    mode = recorded.ok() && recorded->job &&
+                   recorded->job->upgrade_mode == api::UpgradeMode::kStateless
+               ? api::UpgradeMode::kStateless
+               : api::UpgradeMode::kLastState;
+    stable.job->upgrade_mode = mode;
+  }
+  if (mode == api::UpgradeMode::kStateless) {
+    TRIMTAB_RETURN_IF_ERROR(cluster_.Delete(p.ns(), p.name(), p.options.deletion_propagation,
+                                            /*delete_ha=*/true)
+                                .status());
+  }
+  TRIMTAB_RETURN_IF_ERROR(Deploy(p, stable, "", mode));
+  st.reconciliation_status.state = ReconciliationState::kRolledBack;
+  return Status::Ok();
+}
+
+Status FlinkDeploymentController::ReconcileSessionChange(DeploymentPass& p) {
+  api::FlinkDeploymentStatus& st = p.status();
+  const Json spec_json = api::EncodeFlinkDeploymentSpec(p.resource.spec);
+  if (st.reconciliation_status.state != ReconciliationState::kUpgrading) {
+    TRIMTAB_RETURN_IF_ERROR(cluster_.Delete(p.ns(), p.name(), p.options.deletion_propagation,
+                                            /*delete_ha=*/true)
+                                .status());
+    RecordSpec(&st, spec_json, p.generation, deps_.clock->Now(),
+               {.state = ReconciliationState::kUpgrading});
+    TRIMTAB_RETURN_IF_ERROR(WriteStatus(p));
+  }
+  TRIMTAB_RETURN_IF_ERROR(Deploy(p, p.resource.spec, "", api::UpgradeMode::kStateless));
+  RecordSpec(&st, spec_json, p.generation, deps_.clock->Now(),
+             {.state = ReconciliationState::kDeployed});
+  return Status::Ok();
+}
+
+Status FlinkDeploymentController::ReconcileSpec(DeploymentPass& p) {
+  api::FlinkDeploymentStatus& st = p.status();
+  if (st.reconciliation_status.last_reconciled_spec.empty()) return FirstDeploy(p);
+  if (p.application() && !st.job_status.savepoint_info.trigger_id.empty() &&
+      !p.options.ignore_pending_savepoint) {
+    return Status::Ok();  // a savepoint is pending: not ready to reconcile
+  }
+  RunAutoscaler(p);
+  const Json recorded = LastReconciledSpec(st);
+  const Json current = api::EncodeFlinkDeploymentSpec(p.resource.spec);
+  SpecDiff diff = DiffSpecs(recorded, current, p.resource.spec.EffectiveMode());
+  ReconciliationState state = st.reconciliation_status.state;
+  if (state == ReconciliationState::kRollingBack && diff.type != api::DiffType::kIgnore) {
+    st.reconciliation_status.state = state = ReconciliationState::kUpgrading;  // a new change wins
+  }
+  if (diff.type == api::DiffType::kIgnore && p.application() && ShouldRollback(p)) {
+    return RollBack(p);
+  }
+  const bool changed = diff.type != api::DiffType::kIgnore || state == ReconciliationState::kUpgrading;
+  if (!changed) {
+    RecordGeneration(&st, p.generation);
+    return ReconcileOtherChanges(p);
+  }
+  if (state != ReconciliationState::kUpgrading &&
+      WithoutNonces(current) == WithoutNonces(RecordedSpec(st))) {
+    RecordSpec(&st, current, p.generation, deps_.clock->Now(), {.state = ReconciliationState::kDeployed});
+    return Status::Ok();
+  }
+  if (diff.type != api::DiffType::kIgnore && p.memory->spec_changed_event_generation != p.generation) {
+    p.job.Event(EventType::kNormal, reasons::kSpecChanged,
+                std::string(api::Name(diff.type)) + " change(s) detected (" +
+                    diff.Describe("FlinkDeploymentSpec") + "), starting reconciliation.");
+    p.memory->spec_changed_event_generation = p.generation;
+  }
+  if (diff.type == api::DiffType::kScale && TryInPlaceScale(p, recorded)) {
+    RecordSpec(&st, current, p.generation, deps_.clock->Now(), {.state = ReconciliationState::kDeployed});
+    return Status::Ok();
+  }
+  if (!p.application()) return ReconcileSessionChange(p);
+  return ReconcileJobSpecChange(p, diff.type);
+}
+
+Status FlinkDeploymentController::ReconcileOtherChanges(DeploymentPass& p) {
+  api::FlinkDeploymentStatus& st = p.status();
+  const TimePoint now = deps_.clock->Now();
+  const JmStatus jm = st.job_manager_deployment_status;
+  const std::optional<api::JobState> recorded_state =
+      api::RecordedJobState(st.reconciliation_status.last_reconciled_spec);
+  if (p.application()) {
+    if (st.job_status.state == js::kFailed && p.options.job_restart_failed &&
+        recorded_state == api::JobState::kRunning) {
+      // Restart the failed job from its last known state.
+      const api::UpgradeMode mode = p.resource.spec.job->upgrade_mode == api::UpgradeMode::kStateless ||
+                                            st.job_status.upgrade_savepoint_path.empty()
+                                        ? api::UpgradeMode::kStateless
+                                        : api::UpgradeMode::kSavepoint;
+      st.error.clear();
+      RecordSpec(&st, LastReconciledSpec(st), p.generation, now,
+                 {.state = ReconciliationState::kUpgrading, .job_state = api::JobState::kSuspended,
+                  .upgrade_mode = mode});
+      return Status::Ok();
+    }
+    TRIMTAB_RETURN_IF_ERROR(TriggerSnapshots(p.job));
+  }
+  const bool should_run =
+      !p.application() || (recorded_state == api::JobState::kRunning &&
+                           !js::IsGloballyTerminal(st.job_status.state));
+  const bool stateless = p.application() &&
+                         p.resource.spec.job->upgrade_mode == api::UpgradeMode::kStateless;
+  if (p.options.jm_recovery_enabled && jm == JmStatus::kMissing && should_run &&
+      (!p.application() || stateless || IsHaEnabled(p.config))) {
+    p.job.Event(EventType::kWarning, reasons::kRecoverDeployment, "Recovering lost deployment");
+    StatusOr<api::FlinkDeploymentSpec> deployed =
+        api::ParseRecordedDeploymentSpec(st.reconciliation_status.last_reconciled_spec);
+    if (!deployed.ok()) return deployed.status();
+    const api::UpgradeMode mode = !p.application() || stateless ? api::UpgradeMode::kStateless
+                                                               : api::UpgradeMode::kLastState;
+    return Deploy(p, *deployed, "", mode);
+  }
+  if (p.application() && js::IsGloballyTerminal(st.job_status.state) && jm != JmStatus::kMissing &&
+      !st.job_status.update_time.empty()) {
+    int64_t updated = 0;
+    try {
+      updated = std::stoll(st.job_status.update_time);
+    } catch (...) {
+    }
+    if (updated > 0 && now > FromUnixMillis(updated) + p.options.jm_shutdown_ttl) {
+      spdlog::info("{}/{}: the job is terminal for longer than the shutdown TTL; removing the "
+                   "JobManager", p.ns(), p.name());
+      TRIMTAB_RETURN_IF_ERROR(cluster_.Delete(p.ns(), p.name(), p.options.deletion_propagation,
+                                              /*delete_ha=*/false)
+                                  .status());
+      st.job_manager_deployment_status = JmStatus::kMissing;
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace trimtab::op

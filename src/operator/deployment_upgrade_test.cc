@@ -1,0 +1,311 @@
+// The upgrade flows of FlinkDeploymentController: savepoint, last-state and stateless upgrades,
+// an operator restart in the middle of an upgrade, status write conflicts, the autoscaler hook
+// with in-place rescaling, and rollback.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "operator/testing/controller_test_fixture.h"
+
+namespace trimtab::op::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using JmStatus = api::JobManagerDeploymentStatus;
+using api::ReconciliationState;
+
+bool Redeployed(const api::FlinkDeployment& d) {
+  return d.status.reconciliation_status.state == ReconciliationState::kDeployed &&
+         d.status.job_manager_deployment_status == JmStatus::kDeploying;
+}
+
+class UpgradeTest : public ControllerTest {
+ protected:
+  void SetParallelism(int p) {
+    ASSERT_TRUE(env_.UpdateSpec(FlinkDeploymentsResource(), "sm", [p](Json& spec) {
+      spec["job"]["parallelism"] = p;
+    }).ok());
+  }
+  std::string SavepointOf(const std::string& job, int n) {
+    return "file:///flink-data/savepoints/savepoint-" + job.substr(0, 6) + "-" + std::to_string(n);
+  }
+};
+
+TEST_F(UpgradeTest, SavepointUpgradeStopsWithSavepointAndRestoresFromIt) {
+  const std::string job = DeployToStable(AppYaml("sm", "savepoint"), "sm");
+  SetParallelism(4);
+  ReconcileResult r = Pass("sm");
+  EXPECT_EQ(r.requeue_after, Duration::zero());  // moved to UPGRADING: continue at once
+  api::FlinkDeployment fd = Get("sm");
+  EXPECT_EQ(env_.Events("sm", "SpecChanged"),
+            std::vector<std::string>{"UPGRADE change(s) detected (Diff: FlinkDeploymentSpec["
+                                     "job.parallelism : 2 -> 4, job.upgradeMode : stateless -> "
+                                     "savepoint]), starting reconciliation."});
+  // (The first deployment recorded the restore mode it used, stateless: no savepoint existed.)
+  EXPECT_EQ(env_.jm()->Count("POST", "/jobs/" + job + "/stop"), 1);
+  EXPECT_EQ(fd.status.reconciliation_status.state, ReconciliationState::kUpgrading);
+  EXPECT_EQ(Lifecycle(fd), "UPGRADING");
+  EXPECT_EQ(fd.status.job_status.upgrade_savepoint_path, SavepointOf(job, 1));
+  EXPECT_EQ(fd.status.job_status.savepoint_info.last_savepoint->trigger_type,
+            api::SnapshotTriggerType::kUpgrade);
+  // The new spec is recorded before anything is deployed, suspended, with the restore mode.
+  EXPECT_EQ(Recorded(fd)["job"]["parallelism"], 4);
+  EXPECT_EQ(Recorded(fd)["job"]["state"], "suspended");
+  EXPECT_EQ(Recorded(fd)["job"]["upgradeMode"], "savepoint");
+  EXPECT_EQ(fd.status.observed_generation, 2);
+
+  ASSERT_TRUE(PassUntil("sm", Redeployed));
+  StatusOr<Json> conf = env_.DeployedConfig("sm");
+  ASSERT_TRUE(conf.ok());
+  EXPECT_EQ((*conf)["execution.savepoint.path"], SavepointOf(job, 1));
+  EXPECT_EQ((*conf)["parallelism.default"], "4");
+  EXPECT_NE((*conf)["$internal.pipeline.job-id"], job);
+  EXPECT_EQ(DeploymentAnnotation("sm"), "2");
+  EXPECT_EQ(Recorded(Get("sm"))["job"]["state"], "running");
+  StartAndStabilize("sm");
+}
+
+TEST_F(UpgradeTest, LastStateUpgradeKeepsHaMetadataAndRestoresFromIt) {
+  const std::string job = DeployToStable(
+      AppYaml("sm", "last-state",
+              "    high-availability.type: kubernetes\n"
+              "    high-availability.storageDir: file:///flink-data/ha\n"),
+      "sm");
+  ASSERT_TRUE(env_.WriteHaCheckpoint("sm", job, "file:///flink-data/checkpoints/" + job + "/chk-1").ok());
+  SetParallelism(4);
+  Pass("sm");
+  api::FlinkDeployment fd = Get("sm");
+  EXPECT_EQ(fd.status.reconciliation_status.state, ReconciliationState::kUpgrading);
+  EXPECT_EQ(Recorded(fd)["job"]["upgradeMode"], "last-state");
+  EXPECT_EQ(env_.jm()->Count("POST", "/jobs/" + job + "/stop"), 0);
+  EXPECT_EQ(env_.jm()->Count("PATCH", "/jobs/" + job), 0);
+  ASSERT_TRUE(PassUntil("sm", Redeployed));
+  StatusOr<Json> conf = env_.DeployedConfig("sm");
+  ASSERT_TRUE(conf.ok());
+  EXPECT_EQ((*conf)["execution.savepoint.path"], "KUBERNETES_OPERATOR_LAST_STATE");
+  EXPECT_EQ((*conf)["$internal.pipeline.job-id"], job);  // HA recovers the same job
+  EXPECT_EQ((*conf)["high-availability.cluster-id"], "sm");
+  const std::string jrs = (*conf)["job-result-store.storage-path"].get<std::string>();
+  EXPECT_TRUE(jrs.starts_with("file:///flink-data/ha/job-result-store/sm/")) << jrs;
+  EXPECT_TRUE(env_.client()->Get(kube::ConfigMapsResource(), "default", "sm-" + job + "-config-map").ok());
+  EXPECT_EQ(Get("sm").status.job_status.upgrade_savepoint_path, "KUBERNETES_OPERATOR_LAST_STATE");
+  StartAndStabilize("sm");
+}
+
+TEST_F(UpgradeTest, LastStateWithoutHaMetadataCancelsAndRestoresFromTheCheckpoint) {
+  const std::string job = DeployToStable(AppYaml("sm", "last-state"), "sm");
+  env_.jm()->AddCheckpoint(job, "file:///flink-data/checkpoints/" + job + "/chk-7", false);
+  SetParallelism(3);
+  Pass("sm");
+  EXPECT_EQ(env_.jm()->Count("PATCH", "/jobs/" + job + "?mode=cancel"), 1);
+  api::FlinkDeployment fd = Get("sm");
+  EXPECT_EQ(Recorded(fd)["job"]["upgradeMode"], "savepoint");
+  EXPECT_EQ(fd.status.job_status.upgrade_savepoint_path,
+            "file:///flink-data/checkpoints/" + job + "/chk-7");
+  ASSERT_TRUE(PassUntil("sm", Redeployed));
+  EXPECT_EQ((*env_.DeployedConfig("sm"))["execution.savepoint.path"],
+            "file:///flink-data/checkpoints/" + job + "/chk-7");
+}
+
+TEST_F(UpgradeTest, StatelessUpgradeCancelsAndStartsEmpty) {
+  const std::string job = DeployToStable(AppYaml("sm", "stateless"), "sm");
+  SetParallelism(3);
+  Pass("sm");
+  EXPECT_EQ(env_.jm()->Count("PATCH", "/jobs/" + job + "?mode=cancel"), 1);
+  EXPECT_EQ(Recorded(Get("sm"))["job"]["upgradeMode"], "stateless");
+  ASSERT_TRUE(PassUntil("sm", Redeployed));
+  StatusOr<Json> conf = env_.DeployedConfig("sm");
+  ASSERT_TRUE(conf.ok());
+  EXPECT_FALSE(conf->contains("execution.savepoint.path"));
+  EXPECT_NE((*conf)["$internal.pipeline.job-id"], job);
+}
+
+TEST_F(UpgradeTest, RestartDuringUpgradeResumesFromTheRecordedSavepoint) {
+  const std::string job = DeployToStable(AppYaml("sm", "savepoint"), "sm");
+  SetParallelism(4);
+  Pass("sm");  // stop-with-savepoint done, UPGRADING recorded
+  ASSERT_EQ(Get("sm").status.reconciliation_status.state, ReconciliationState::kUpgrading);
+  NewControllers();  // the operator restarts with nothing but the stored status
+  ASSERT_TRUE(PassUntil("sm", Redeployed));
+  EXPECT_EQ((*env_.DeployedConfig("sm"))["execution.savepoint.path"], SavepointOf(job, 1));
+  EXPECT_EQ(env_.jm()->Count("POST", "/jobs/" + job + "/stop"), 1);  // not stopped twice
+}
+
+TEST_F(UpgradeTest, CrashBeforeTheSavepointWasRecordedDoesNotLoseIt) {
+  const std::string job = DeployToStable(AppYaml("sm", "savepoint"), "sm");
+  SetParallelism(4);
+  // While the operator waits for the savepoint, someone else writes the status: the pass that
+  // took the savepoint cannot record it (as if the operator died right after the stop).
+  env_.jm()->SetRequestHook([&](const std::string& request) {
+    if (request.find("/savepoints/") == std::string::npos) return;
+    StatusOr<Json> o = env_.Get(FlinkDeploymentsResource(), "sm");
+    if (!o.ok()) return;
+    (*o)["status"]["error"] = "written by someone else";
+    env_.client()->UpdateStatus(FlinkDeploymentsResource(), *o).status().IgnoreError();
+  });
+  StatusOr<ReconcileResult> failed = TryPass("sm");
+  EXPECT_EQ(failed.status().code(), StatusCode::kConflict) << failed.status().ToString();
+  env_.jm()->SetRequestHook(nullptr);
+  api::FlinkDeployment fd = Get("sm");
+  EXPECT_EQ(fd.status.reconciliation_status.state, ReconciliationState::kDeployed);
+  EXPECT_TRUE(fd.status.job_status.upgrade_savepoint_path.empty());
+  EXPECT_EQ(env_.jm()->Job(job)->state, "FINISHED");
+
+  NewControllers();
+  ASSERT_TRUE(PassUntil("sm", Redeployed));
+  // The terminal job's checkpoint history still had the savepoint.
+  EXPECT_EQ((*env_.DeployedConfig("sm"))["execution.savepoint.path"], SavepointOf(job, 1));
+  EXPECT_EQ(env_.jm()->Count("POST", "/jobs/" + job + "/stop"), 1);
+}
+
+TEST_F(UpgradeTest, SpecChangeDuringAPassDoesNotFailTheStatusWrite) {
+  DeployToStable(AppYaml("sm", "savepoint"), "sm");
+  env_.jm()->SetRequestHook([&](const std::string& request) {
+    if (!request.starts_with("GET /jobs/overview")) return;
+    env_.UpdateSpec(FlinkDeploymentsResource(), "sm", [](Json& spec) {
+      spec["job"]["savepointTriggerNonce"] = 1;
+    }).IgnoreError();
+  });
+  env_.jm()->SetJobState(env_.jm()->Jobs()[0].id, "RESTARTING");  // a status change to write
+  StatusOr<ReconcileResult> r = TryPass("sm");
+  env_.jm()->SetRequestHook(nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  api::FlinkDeployment fd = Get("sm");
+  EXPECT_EQ(fd.status.job_status.state, "RESTARTING");
+  EXPECT_EQ(fd.metadata.generation(), 2);
+}
+
+TEST_F(UpgradeTest, ExternalStatusChangeIsAConflictAndTheNextPassStartsOver) {
+  const std::string job = DeployToStable(AppYaml("sm", "savepoint"), "sm");
+  env_.jm()->SetRequestHook([&](const std::string& request) {
+    if (!request.starts_with("GET /jobs/overview")) return;
+    StatusOr<Json> o = env_.Get(FlinkDeploymentsResource(), "sm");
+    if (!o.ok()) return;
+    (*o)["status"]["error"] = "tampered";
+    env_.client()->UpdateStatus(FlinkDeploymentsResource(), *o).status().IgnoreError();
+  });
+  env_.jm()->SetJobState(job, "RESTARTING");
+  StatusOr<ReconcileResult> r = TryPass("sm");
+  EXPECT_EQ(r.status().code(), StatusCode::kConflict) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("Status have been modified externally"), std::string::npos);
+  env_.jm()->SetRequestHook(nullptr);
+  r = TryPass("sm");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(Get("sm").status.job_status.state, "RESTARTING");
+}
+
+class FakeAutoscaler : public JobAutoscaler {
+ public:
+  StatusOr<AutoscalerOutcome> Scale(const AutoscalerJobContext& context) override {
+    std::lock_guard<std::mutex> lock(mu);
+    contexts.push_back(context);
+    if (!fail.ok()) return fail;
+    return outcome;
+  }
+  Status Cleanup(const std::string&, const std::string& name) override {
+    std::lock_guard<std::mutex> lock(mu);
+    cleanups.push_back(name);
+    return Status::Ok();
+  }
+  std::mutex mu;
+  AutoscalerOutcome outcome;
+  Status fail;
+  std::vector<AutoscalerJobContext> contexts;
+  std::vector<std::string> cleanups;
+};
+
+constexpr char kAutoscaled[] =
+    "    job.autoscaler.enabled: \"true\"\n"
+    "    job.autoscaler.metrics.window: 10 min\n"
+    "    jobmanager.scheduler: adaptive\n";
+
+TEST_F(UpgradeTest, AutoscalerOverridesRescaleInPlaceWithTheAdaptiveScheduler) {
+  FakeAutoscaler autoscaler;
+  NewControllers(&autoscaler);
+  const std::string job = DeployToStable(AppYaml("sm", "savepoint", kAutoscaled), "sm");
+  ASSERT_FALSE(autoscaler.contexts.empty());
+  const AutoscalerJobContext& seen = autoscaler.contexts.back();
+  EXPECT_EQ(seen.job_id, job);
+  EXPECT_EQ(seen.job_status, "RUNNING");
+  EXPECT_EQ(seen.rest_url, env_.jm()->base_url());
+  EXPECT_EQ(seen.flink_version, "v1_20");
+  EXPECT_EQ(seen.flink_configuration.at("job.autoscaler.metrics.window"), "10 min");
+  EXPECT_EQ(seen.task_manager_memory_bytes, 1024.0 * 1024 * 1024);
+
+  autoscaler.outcome.parallelism_overrides = {{"vertex-a", 4}};
+  autoscaler.outcome.scaled = true;
+  autoscaler.outcome.decision_log = Json{{"stage", "execute"}, {"vertex-a", 4}};
+  Pass("sm");
+  EXPECT_EQ(env_.jm()->Job(job)->requirements.at("vertex-a"), (flink::ParallelismBounds{1, 4}));
+  EXPECT_EQ(env_.jm()->Job(job)->requirements.at("vertex-b"), (flink::ParallelismBounds{1, 2}));
+  EXPECT_EQ(env_.Events("sm", "Scaling"), std::vector<std::string>{"In-place scaling triggered"});
+  EXPECT_EQ(env_.Events("sm", "ScalingDecision").size(), 1u);
+  api::FlinkDeployment fd = Get("sm");
+  EXPECT_EQ(Recorded(fd)["flinkConfiguration"]["pipeline.jobvertex-parallelism-overrides"], "vertex-a:4");
+  EXPECT_EQ(fd.status.reconciliation_status.state, ReconciliationState::kDeployed);
+  EXPECT_EQ(DeploymentAnnotation("sm"), "1");  // no redeploy
+  EXPECT_EQ(env_.jm()->Count("POST", "/jobs/" + job + "/stop"), 0);
+  EXPECT_EQ(Json::parse(fd.metadata.annotations().at("trimtab.dev/last-scaling-decision")),
+            autoscaler.outcome.decision_log);
+  EXPECT_FALSE(fd.spec.flink_configuration.count("pipeline.jobvertex-parallelism-overrides"));
+  // The same decision again changes nothing.
+  autoscaler.outcome.scaled = false;
+  Pass("sm");
+  EXPECT_EQ(env_.Events("sm", "Scaling").size(), 1u);
+  // An autoscaler failure keeps what runs.
+  autoscaler.fail = UnavailableError("metrics not available");
+  Pass("sm");
+  EXPECT_EQ(Get("sm").status.reconciliation_status.state, ReconciliationState::kDeployed);
+  EXPECT_EQ(env_.jm()->Count("POST", "/jobs/" + job + "/stop"), 0);
+  EXPECT_EQ(env_.Events("sm", "AutoscalerError"), std::vector<std::string>{"metrics not available"});
+}
+
+TEST_F(UpgradeTest, AutoscalerOverridesWithoutAdaptiveSchedulerUpgrade) {
+  FakeAutoscaler autoscaler;
+  NewControllers(&autoscaler);
+  std::string config(kAutoscaled);
+  config = config.substr(0, config.find("    jobmanager.scheduler"));
+  const std::string job = DeployToStable(AppYaml("sm", "savepoint", config), "sm");
+  autoscaler.outcome.parallelism_overrides = {{"vertex-a", 3}};
+  Pass("sm");
+  EXPECT_EQ(env_.jm()->Count("POST", "/jobs/" + job + "/stop"), 1);
+  ASSERT_TRUE(PassUntil("sm", Redeployed));
+  EXPECT_EQ((*env_.DeployedConfig("sm"))["pipeline.jobvertex-parallelism-overrides"], "vertex-a:3");
+  // Turning the autoscaler off cleans its state and goes back to the user's parallelism.
+  StartAndStabilize("sm");
+  ASSERT_TRUE(env_.UpdateSpec(FlinkDeploymentsResource(), "sm", [](Json& spec) {
+    spec["flinkConfiguration"]["job.autoscaler.enabled"] = "false";
+  }).ok());
+  ASSERT_TRUE(PassUntil("sm", Redeployed));
+  EXPECT_EQ(autoscaler.cleanups, std::vector<std::string>{"sm"});
+  EXPECT_FALSE(env_.DeployedConfig("sm")->contains("pipeline.jobvertex-parallelism-overrides"));
+}
+
+TEST_F(UpgradeTest, RollbackToTheLastStableSpec) {
+  const std::string job = DeployToStable(
+      AppYaml("sm", "last-state",
+              "    high-availability.type: kubernetes\n"
+              "    high-availability.storageDir: file:///flink-data/ha\n"
+              "    kubernetes.operator.deployment.rollback.enabled: \"true\"\n"),
+      "sm");
+  ASSERT_TRUE(env_.WriteHaCheckpoint("sm", job, "file:///flink-data/checkpoints/c1").ok());
+  ASSERT_TRUE(env_.UpdateSpec(FlinkDeploymentsResource(), "sm", [](Json& spec) {
+    spec["image"] = "flink:broken";
+  }).ok());
+  ASSERT_TRUE(PassUntil("sm", Redeployed));
+  // The new JobManager never becomes ready; after the readiness timeout the operator rolls back.
+  Pass("sm");
+  EXPECT_EQ(Lifecycle(Get("sm")), "DEPLOYED");
+  env_.clock()->Advance(std::chrono::minutes(6));
+  ASSERT_TRUE(PassUntil("sm", [](const api::FlinkDeployment& d) {
+    return d.status.reconciliation_status.state == ReconciliationState::kRolledBack;
+  }));
+  EXPECT_EQ(env_.Events("sm", "Rollback"), std::vector<std::string>{"Rolling back failed deployment."});
+  StatusOr<Json> dep = env_.client()->Get(DeploymentsResource(), "default", "sm");
+  ASSERT_TRUE(dep.ok());
+  EXPECT_EQ((*dep)["spec"]["template"]["spec"]["containers"][0]["image"], "flink:1.20");
+  EXPECT_EQ((*env_.DeployedConfig("sm"))["execution.savepoint.path"], "KUBERNETES_OPERATOR_LAST_STATE");
+  EXPECT_EQ(Lifecycle(Get("sm")), "ROLLED_BACK");
+}
+
+}  // namespace
+}  // namespace trimtab::op::testing

@@ -1,0 +1,68 @@
+// Builders of the Kubernetes objects of one native Flink cluster, exactly as
+// docs/design/flink-pods.md specifies them (the contract with the simulated JobManager):
+//
+//   ConfigMap  flink-config-<name>   config.yaml / flink-conf.yaml, log4j-console.properties
+//                                    (and taskmanager-pod-template.yaml when a TM template exists)
+//   Deployment <name>                the JobManager: labels app/component=jobmanager/type,
+//                                    annotation flinkdeployment.flink.apache.org/generation, owner
+//                                    = the FlinkDeployment (controller false, blockOwnerDeletion
+//                                    true), strategy Recreate, container flink-main-container
+//   Service    <name>                headless, 6123 jobmanager-rpc, 6124 blobserver
+//   Service    <name>-rest           ClusterIP, 8081 rest
+//
+// The ConfigMap and both Services are owned by the JobManager Deployment (set once its uid is
+// known: WithDeploymentOwner). spec.podTemplate is the base, jobManager.podTemplate /
+// taskManager.podTemplate are merged over it (objects recursively, lists of named items by name).
+//
+// Usage:
+//   TRIMTAB_ASSIGN_OR_RETURN(ClusterObjects objs, BuildClusterObjects(fd.metadata, spec, conf));
+//   created = Create(objs.deployment); WithDeploymentOwner(&objs, created uid); create the rest.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <string>
+
+#include "api/flink_resources.h"
+#include "common/status.h"
+
+namespace trimtab::op {
+
+inline constexpr char kGenerationAnnotation[] = "flinkdeployment.flink.apache.org/generation";
+inline constexpr char kMainContainer[] = "flink-main-container";
+inline constexpr char kNativeType[] = "flink-native-kubernetes";
+
+struct ClusterObjects {
+  Json config_map;
+  Json deployment;
+  Json internal_service;
+  Json rest_service;
+};
+
+// `conf` is the deploy configuration (flink_config_builder.h). The generation annotation is
+// meta.generation().
+StatusOr<ClusterObjects> BuildClusterObjects(const api::ObjectMeta& meta,
+                                             const api::FlinkDeploymentSpec& spec,
+                                             const api::FlinkConfiguration& conf);
+
+// Sets the owner reference of the ConfigMap and the Services to the created JobManager Deployment.
+void WithDeploymentOwner(ClusterObjects* objects, const std::string& deployment_name,
+                         const std::string& deployment_uid);
+
+// metadata.ownerReferences entry.
+Json OwnerReference(const std::string& api_version, const std::string& kind,
+                    const std::string& name, const std::string& uid, bool controller,
+                    bool block_owner_deletion);
+
+// Merges `override` over `base` (objects recursively; arrays whose items all have a "name" are
+// merged by name, other arrays are replaced).
+Json MergePodTemplates(const Json& base, const Json& override);
+
+// Labels of the cluster's pods: app=<name>, component=<component>, type=flink-native-kubernetes.
+Json ClusterLabels(const std::string& name, const std::string& component);
+
+// Service names.
+std::string RestServiceName(const std::string& cluster_id);
+std::string ConfigMapName(const std::string& cluster_id);
+
+}  // namespace trimtab::op

@@ -1,0 +1,290 @@
+#include "operator/operator.h"
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "operator/kube_resources.h"
+
+namespace trimtab::op {
+namespace {
+
+Json AnnotationsWithout(const Json& object, const char* skip) {
+  Json a = object.value("metadata", Json::object()).value("annotations", Json::object());
+  a.erase(skip);
+  return a;
+}
+
+// Enqueue on spec (generation), deletion, finalizer, label or annotation changes and on resyncs,
+// not on status-only writes (our own).
+bool Relevant(const Json& before, const Json& after) {
+  const Json& mb = before["metadata"];
+  const Json& ma = after["metadata"];
+  if (mb.value("resourceVersion", "") == ma.value("resourceVersion", "")) return true;  // resync
+  return mb.value("generation", 0) != ma.value("generation", 0) ||
+         mb.contains("deletionTimestamp") != ma.contains("deletionTimestamp") ||
+         mb.value("finalizers", Json::array()) != ma.value("finalizers", Json::array()) ||
+         mb.value("labels", Json::object()) != ma.value("labels", Json::object()) ||
+         AnnotationsWithout(before, kScalingDecisionAnnotation) !=
+             AnnotationsWithout(after, kScalingDecisionAnnotation);
+}
+
+std::string DefaultIdentity() {
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  return std::string(host) + "_" + std::to_string(getpid());
+}
+
+}  // namespace
+
+Operator::Operator(OperatorOptions options) : options_(std::move(options)) {}
+
+StatusOr<std::unique_ptr<Operator>> Operator::Create(OperatorOptions options) {
+  if (options.workers < 1) return InvalidArgumentError("workers: must be at least 1");
+  if (!options.clock) options.clock = RealClock::Default();
+  std::unique_ptr<Operator> op(new Operator(std::move(options)));
+  OperatorOptions& o = op->options_;
+  TRIMTAB_ASSIGN_OR_RETURN(op->client_,
+                           kube::KubeClient::Create(o.rest_config, {.clock = o.clock}));
+  TRIMTAB_ASSIGN_OR_RETURN(std::unique_ptr<http::HttpClient> http,
+                           http::HttpClient::Create({.user_agent = "trimtab-operator"}));
+  op->events_ = std::make_unique<EventRecorder>(op->client_.get(), o.clock);
+  if (!o.autoscaler && o.autoscaler_factory) {
+    TRIMTAB_ASSIGN_OR_RETURN(op->owned_autoscaler_,
+                             o.autoscaler_factory({.client = op->client_.get(),
+                                                   .clock = o.clock,
+                                                   .events = op->events_.get(),
+                                                   .plugins_dir = o.plugins_dir}));
+    o.autoscaler = op->owned_autoscaler_.get();
+  }
+  const RestEndpointResolver* resolver = o.resolver;
+  if (!resolver) {
+    op->owned_resolver_ = std::make_unique<ServiceRestEndpointResolver>(
+        op->client_.get(), ServiceResolverOptions{.resolve_via_api = o.resolve_services_via_api});
+    resolver = op->owned_resolver_.get();
+  }
+  ControllerDeps deps{.client = op->client_.get(),
+                      .clock = o.clock,
+                      .events = op->events_.get(),
+                      .resolver = resolver,
+                      .http = std::shared_ptr<const http::HttpClient>(std::move(http)),
+                      .default_config = o.default_configuration,
+                      .autoscaler = o.autoscaler,
+                      .tcp_probe = o.tcp_probe,
+                      .fetch_artifact = o.fetch_artifact};
+  op->deployments_ = std::make_unique<FlinkDeploymentController>(deps);
+  op->session_jobs_ = std::make_unique<FlinkSessionJobController>(deps);
+  if (o.leader_election) {
+    if (o.identity.empty()) o.identity = DefaultIdentity();
+    TRIMTAB_ASSIGN_OR_RETURN(
+        op->elector_,
+        kube::LeaderElector::Create(
+            op->client_.get(),
+            {.lease_namespace = o.lease_namespace,
+             .lease_name = o.lease_name,
+             .identity = o.identity,
+             .clock = o.clock,
+             .on_started_leading =
+                 [raw = op.get()] {
+                   raw->leading_ = true;
+                   Status s = raw->StartControllers();
+                   if (!s.ok()) spdlog::error("operator: start controllers: {}", s.ToString());
+                 },
+             .on_stopped_leading =
+                 [raw = op.get()] {
+                   raw->leading_ = false;
+                   spdlog::warn("operator: leadership lost; stopping the controllers");
+                   raw->StopControllers();
+                   raw->MarkStopped();
+                 }}));
+  }
+  if (o.health_port >= 0) {
+    Operator* raw = op.get();
+    TRIMTAB_ASSIGN_OR_RETURN(
+        op->health_,
+        http::HttpServer::Create({.address = o.health_address, .port = o.health_port, .threads = 1},
+                                 [raw](const http::HttpRequest& req) {
+                                   if (req.path == "/healthz" || req.path == "/livez") {
+                                     return http::HttpResponse::Text(200, "ok\n");
+                                   }
+                                   if (req.path == "/readyz") {
+                                     return raw->Healthy() ? http::HttpResponse::Text(200, "ok\n")
+                                                           : http::HttpResponse::Text(503, "not ready\n");
+                                   }
+                                   return http::HttpResponse::Text(404, "not found\n");
+                                 }));
+  }
+  return op;
+}
+
+Operator::~Operator() { Stop(); }
+
+bool Operator::Healthy() const {
+  if (stopped_.load()) return false;
+  if (options_.leader_election && !leading_.load()) return true;  // a ready standby
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!controllers_running_) return false;
+  for (const auto& informer : informers_) {
+    if (!informer->HasSynced()) return false;
+  }
+  return true;
+}
+
+void Operator::AddInformer(const kube::GroupVersionResource& gvr, const std::string& ns,
+                           const std::string& label_selector, kube::EventHandler handler) {
+  StatusOr<std::unique_ptr<kube::Informer>> informer = kube::Informer::Create(
+      client_.get(), {.gvr = gvr,
+                      .namespace_name = ns,
+                      .label_selector = label_selector,
+                      .resync_period = options_.resync_period,
+                      .clock = options_.clock});
+  if (!informer.ok()) {
+    spdlog::error("operator: informer for {}: {}", gvr.String(), informer.status().ToString());
+    return;
+  }
+  (*informer)->AddEventHandler(std::move(handler));
+  informers_.push_back(std::move(*informer));
+}
+
+Status Operator::StartControllers() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (controllers_running_) return Status::Ok();
+  auto limiter = [&] {
+    return std::make_unique<kube::ExponentialBackoffLimiter>(options_.error_backoff_base,
+                                                             options_.error_backoff_max);
+  };
+  deployment_queue_ = std::make_unique<kube::WorkQueue>(
+      kube::WorkQueueOptions{.clock = options_.clock, .rate_limiter = limiter()});
+  session_job_queue_ = std::make_unique<kube::WorkQueue>(
+      kube::WorkQueueOptions{.clock = options_.clock, .rate_limiter = limiter()});
+  kube::WorkQueue* dq = deployment_queue_.get();
+  kube::WorkQueue* sq = session_job_queue_.get();
+  auto handler = [](kube::WorkQueue* q) {
+    return kube::EventHandler{
+        .on_add = [q](const Json& o) { q->Add(kube::ObjectKey(o)); },
+        .on_update = [q](const Json& before, const Json& after) {
+          if (Relevant(before, after)) q->Add(kube::ObjectKey(after));
+        },
+        .on_delete = nullptr};
+  };
+  // JobManager Deployments wake up their FlinkDeployment (readiness, failures, deletion).
+  kube::EventHandler jm_handler{
+      .on_add = nullptr,
+      .on_update =
+          [dq](const Json&, const Json& after) {
+            for (const Json& owner :
+                 after["metadata"].value("ownerReferences", Json::array())) {
+              if (owner.value("kind", "") == "FlinkDeployment") {
+                dq->Add(kube::ObjectKey(kube::ObjectNamespace(after), owner.value("name", "")));
+              }
+            }
+          },
+      .on_delete =
+          [dq](const Json& o) {
+            for (const Json& owner : o["metadata"].value("ownerReferences", Json::array())) {
+              if (owner.value("kind", "") == "FlinkDeployment") {
+                dq->Add(kube::ObjectKey(kube::ObjectNamespace(o), owner.value("name", "")));
+              }
+            }
+          }};
+  informers_.clear();
+  const std::vector<std::string> namespaces =
+      options_.namespaces.empty() ? std::vector<std::string>{""} : options_.namespaces;
+  for (const std::string& ns : namespaces) {
+    AddInformer(FlinkDeploymentsResource(), ns, "", handler(dq));
+    AddInformer(FlinkSessionJobsResource(), ns, "", handler(sq));
+    AddInformer(DeploymentsResource(), ns, "type=flink-native-kubernetes,component=jobmanager",
+                jm_handler);
+  }
+  for (auto& informer : informers_) {
+    threads_.emplace_back([i = informer.get()] { i->Run(); });
+  }
+  for (int w = 0; w < options_.workers; ++w) {
+    threads_.emplace_back([this, dq] { Worker(dq, true); });
+    threads_.emplace_back([this, sq] { Worker(sq, false); });
+  }
+  controllers_running_ = true;
+  spdlog::info("operator: controllers started ({} namespace(s), {} workers each)",
+               options_.namespaces.empty() ? std::string("all") : std::to_string(namespaces.size()),
+               options_.workers);
+  return Status::Ok();
+}
+
+void Operator::StopControllers() {
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!controllers_running_) return;
+    controllers_running_ = false;
+    for (auto& informer : informers_) informer->Stop();
+    if (deployment_queue_) deployment_queue_->ShutDown();
+    if (session_job_queue_) session_job_queue_->ShutDown();
+    threads.swap(threads_);
+  }
+  for (std::thread& t : threads) t.join();
+}
+
+void Operator::Worker(kube::WorkQueue* queue, bool deployments) {
+  while (std::optional<std::string> key = queue->Get()) {
+    const auto [ns, name] = kube::SplitObjectKey(*key);
+    StatusOr<ReconcileResult> r = deployments ? deployments_->Reconcile(ns, name)
+                                              : session_jobs_->Reconcile(ns, name);
+    if (r.ok()) {
+      queue->Forget(*key);
+      if (r->requeue_after) queue->AddAfter(*key, *r->requeue_after);
+    } else {
+      spdlog::warn("reconcile {} {}: {}", deployments ? "FlinkDeployment" : "FlinkSessionJob",
+                   *key, r.status().ToString());
+      queue->AddRateLimited(*key);
+    }
+    queue->Done(*key);
+  }
+}
+
+Status Operator::Start() {
+  stopped_ = false;
+  if (elector_) {
+    elector_thread_ = std::thread([this] { elector_->Run(); });
+    return Status::Ok();
+  }
+  leading_ = true;
+  TRIMTAB_RETURN_IF_ERROR(StartControllers());
+  std::vector<kube::Informer*> informers;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& i : informers_) informers.push_back(i.get());
+  }
+  for (kube::Informer* i : informers) {
+    if (!i->WaitForSync(std::chrono::seconds(60))) {
+      return DeadlineExceededError("operator: informer caches did not sync within 60 s");
+    }
+  }
+  return Status::Ok();
+}
+
+void Operator::Stop() {
+  if (elector_) {
+    elector_->Stop();
+    if (elector_thread_.joinable()) elector_thread_.join();
+  }
+  StopControllers();
+  leading_ = false;
+  MarkStopped();
+  if (health_) health_->Stop();
+}
+
+void Operator::MarkStopped() {
+  {
+    std::lock_guard<std::mutex> lock(stop_mu_);
+    stopped_ = true;
+  }
+  stop_cv_.notify_all();
+}
+
+void Operator::Wait() {
+  std::unique_lock<std::mutex> lock(stop_mu_);
+  stop_cv_.wait(lock, [this] { return stopped_.load(); });
+}
+
+}  // namespace trimtab::op
