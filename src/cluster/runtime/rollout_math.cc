@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <iterator>
 
 #include <nlohmann/json.hpp>
 
@@ -14,25 +15,24 @@ bool OlderFirst(const ReplicaSetSizes& a, const ReplicaSetSizes& b) {
   return a.name < b.name;
 }
 
-// Drops null members recursively: a JSON null and an absent field are the same Go value
-// (clients such as `kubectl rollout undo` send "creationTimestamp": null in templates).
-void DropNulls(Json& v) {
+// Drops members that hold a Go zero value recursively: null, {} and [] are the same value as an
+// absent field for the apiserver's semantic equality (apimachinery's Semantic.DeepEqual treats nil
+// and empty maps and slices alike). Clients such as `kubectl rollout undo` send
+// "creationTimestamp": null and "resources": {} in templates the stored ReplicaSets lack.
+void DropZeroValues(Json& v) {
   if (v.is_object()) {
     for (auto it = v.begin(); it != v.end();) {
-      if (it->is_null()) {
-        it = v.erase(it);
-      } else {
-        DropNulls(*it);
-        ++it;
-      }
+      DropZeroValues(*it);
+      const bool empty = it->is_null() || ((it->is_object() || it->is_array()) && it->empty());
+      it = empty ? v.erase(it) : std::next(it);
     }
   } else if (v.is_array()) {
-    for (Json& item : v) DropNulls(item);
+    for (Json& item : v) DropZeroValues(item);
   }
 }
 
 Json WithoutHash(Json tmpl) {
-  DropNulls(tmpl);
+  DropZeroValues(tmpl);
   if (tmpl.is_object() && tmpl.contains("metadata") && tmpl["metadata"].is_object() &&
       tmpl["metadata"].contains("labels") && tmpl["metadata"]["labels"].is_object()) {
     tmpl["metadata"]["labels"].erase(std::string(kPodTemplateHashLabel));

@@ -103,6 +103,13 @@ TEST(RolloutMathTest, TemplateHashIgnoresItsOwnLabel) {
   with_null["metadata"]["creationTimestamp"] = nullptr;
   EXPECT_TRUE(EqualIgnoreHash(with_null, labelled));
   EXPECT_EQ(PodTemplateHash(with_null, 0), hash);
+  // ... and empty structs such as "resources": {} that the stored ReplicaSet lacks (the
+  // runtime_e2e undo case: a new ReplicaSet instead of the first one).
+  Json with_empty = with_null;
+  with_empty["spec"]["containers"][0]["resources"] = Json::object();
+  with_empty["spec"]["volumes"] = Json::array();
+  EXPECT_TRUE(EqualIgnoreHash(with_empty, labelled));
+  EXPECT_EQ(PodTemplateHash(with_empty, 0), hash);
   Json changed = tmpl;
   changed["spec"]["containers"][0]["image"] = "nginx:2";
   EXPECT_NE(PodTemplateHash(changed, 0), hash);
