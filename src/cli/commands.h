@@ -11,15 +11,7 @@ class App;
 
 #include <string>
 
-#include <functional>
-#include <memory>
-
 #include "common/status.h"
-
-namespace trimtab::op {
-class JobAutoscaler;
-struct AutoscalerFactoryContext;
-}  // namespace trimtab::op
 
 namespace trimtab::cli {
 
@@ -35,11 +27,6 @@ void RegisterEvalCommand(CLI::App& app, int* exit_code);
 void RegisterLocalCommand(CLI::App& app, int* exit_code);
 // `operator`: the Flink Kubernetes operator against any API server (src/operator).
 void RegisterOperatorCommand(CLI::App& app, int* exit_code);
-// The JobAutoscaler factory `trimtab operator` uses (set before parsing; none = no autoscaling).
-// (Same type as op::AutoscalerFactory in operator/operator.h.)
-void SetOperatorAutoscalerFactory(
-    std::function<StatusOr<std::unique_ptr<op::JobAutoscaler>>(const op::AutoscalerFactoryContext&)>
-        factory);
 // `eval flink`, registered by RegisterEvalCommand under `eval`.
 void RegisterEvalFlinkCommand(CLI::App& eval, int* exit_code);
 // `eval hpa`, registered by RegisterEvalCommand under `eval`.

@@ -12,9 +12,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "adapters/kube/kube_client.h"
+#include "cli/autoscaler_factory.h"
 #include "cli/commands.h"
 #include "cluster/apiserver/apiserver.h"
 #include "cluster/runtime/runtime.h"
+#include "operator/bundled_crds.h"
+#include "operator/operator.h"
+#include "sim/flink_cluster/flink_pod_runner.h"
 
 namespace trimtab::cli {
 namespace {
@@ -35,15 +40,60 @@ struct LocalFlags {
   std::string service_cidr = "127.10.0.0/16";
   std::string pod_cidr = "127.20.0.0/16";
   bool api_only = false;
+  // The simulated Flink clusters and the operator.
+  std::string workload_file;
+  bool no_operator = false;
+  std::string executor_chain;
+  std::string plugins_dir;
+  std::string operator_config;
+  uint64_t seed = 1;
 };
 
 // PodRunners built into `trimtab local`, tried in this order before the default runner (the
-// first whose Handles() is true runs a pod). Add in-tree runners here.
-std::vector<cluster::runtime::PodRunnerFactory> InTreePodRunners() { return {}; }
+// first whose Handles() is true runs a pod): the simulated Flink JobManagers and TaskManagers
+// (docs/design/flink-pods.md). Add in-tree runners here.
+std::vector<cluster::runtime::PodRunnerFactory> InTreePodRunners(
+    const LocalFlags& flags, const std::string& server_url,
+    const std::map<std::string, sim::flink::WorkloadEntry>& workloads) {
+  cluster::runtime::PodRunnerFactory flink =
+      [data_dir = flags.data_dir, seed = flags.seed, server_url,
+       workloads](const cluster::runtime::RuntimeContext& context)
+      -> StatusOr<std::shared_ptr<cluster::PodRunner>> {
+    TRIMTAB_ASSIGN_OR_RETURN(std::unique_ptr<kube::KubeClient> client,
+                             kube::KubeClient::Create({.server = server_url}, {}));
+    return std::shared_ptr<cluster::PodRunner>(
+        std::make_shared<sim::flink::FlinkPodRunner>(sim::flink::FlinkPodRunnerOptions{
+            .kube = std::shared_ptr<const kube::KubeClient>(std::move(client)),
+            .clock = context.clock,
+            .data_dir = data_dir,
+            .workloads = workloads,
+            .seed = seed}));
+  };
+  return {flink};
+}
 
 // Schedulers built into `trimtab local`, tried in this order before the default scheduler (the
 // first that Serves() a pod's schedulerName places it). Add in-tree schedulers here.
 std::vector<cluster::runtime::SchedulerFactory> InTreeSchedulers() { return {}; }
+
+// The operator in the same process, against the API server over loopback HTTP exactly as
+// `trimtab operator` would run against a real one.
+StatusOr<std::unique_ptr<op::Operator>> StartOperator(const LocalFlags& flags,
+                                                      const std::string& server_url, Clock* clock) {
+  op::OperatorOptions options{.rest_config = {.server = server_url}, .clock = clock};
+  TRIMTAB_ASSIGN_OR_RETURN(options.autoscaler_factory,
+                           MakeAutoscalerFactory(flags.executor_chain, flags.plugins_dir));
+  options.plugins_dir = flags.plugins_dir;
+  if (!flags.operator_config.empty()) {
+    TRIMTAB_ASSIGN_OR_RETURN(std::string text, ReadFile(flags.operator_config));
+    TRIMTAB_ASSIGN_OR_RETURN(Json doc, ParseYaml(text, flags.operator_config));
+    TRIMTAB_ASSIGN_OR_RETURN(options.default_configuration,
+                             api::FlattenFlinkConfiguration(doc, flags.operator_config));
+  }
+  TRIMTAB_ASSIGN_OR_RETURN(std::unique_ptr<op::Operator> op, op::Operator::Create(std::move(options)));
+  TRIMTAB_RETURN_IF_ERROR(op->Start());
+  return op;
+}
 
 std::string Kubeconfig(const std::string& server_url) {
   return "apiVersion: v1\n"
@@ -112,6 +162,15 @@ int RunLocal(const LocalFlags& flags) {
     std::fprintf(stderr, "trimtab local: %s\n", nodes.status().ToString().c_str());
     return 2;
   }
+  std::map<std::string, sim::flink::WorkloadEntry> workloads;
+  if (!flags.workload_file.empty()) {
+    auto loaded = sim::flink::LoadWorkloadFile(flags.workload_file);
+    if (!loaded.ok()) {
+      std::fprintf(stderr, "trimtab local: --workload: %s\n", loaded.status().ToString().c_str());
+      return 2;
+    }
+    workloads = std::move(loaded).value();
+  }
   // One clock for the API server's timestamps and the runtime's delays.
   std::unique_ptr<ScaledClock> scaled;
   Clock* clock = RealClock::Default();
@@ -157,7 +216,8 @@ int RunLocal(const LocalFlags& flags) {
                                                       .nodes = *nodes,
                                                       .pod_cidr = flags.pod_cidr,
                                                       .service_cidr = flags.service_cidr,
-                                                      .pod_runners = InTreePodRunners(),
+                                                      .pod_runners = InTreePodRunners(
+                                                          flags, (*server)->url(), workloads),
                                                       .schedulers = InTreeSchedulers()});
     if (!created.ok()) {
       std::fprintf(stderr, "trimtab local: %s\n", created.status().ToString().c_str());
@@ -167,11 +227,28 @@ int RunLocal(const LocalFlags& flags) {
     runtime = std::move(created).value();
     runtime_for_logs->store(runtime.get());
   }
+  // The Flink CRDs, so that FlinkDeployments apply right away (a CRD already there is kept).
+  std::unique_ptr<op::Operator> flink_operator;
+  Status crds_and_operator = [&]() -> Status {
+    TRIMTAB_ASSIGN_OR_RETURN(std::unique_ptr<kube::KubeClient> client,
+                             kube::KubeClient::Create({.server = (*server)->url()}, {}));
+    TRIMTAB_RETURN_IF_ERROR(op::InstallBundledCrds(*client).status());
+    if (flags.api_only || flags.no_operator) return Status::Ok();
+    TRIMTAB_ASSIGN_OR_RETURN(flink_operator, StartOperator(flags, (*server)->url(), clock));
+    return Status::Ok();
+  }();
+  if (!crds_and_operator.ok()) {
+    std::fprintf(stderr, "trimtab local: %s\n", crds_and_operator.ToString().c_str());
+    if (runtime) runtime->Stop();
+    (*server)->Stop();
+    return 1;
+  }
   std::filesystem::path kubeconfig =
       std::filesystem::absolute(std::filesystem::path(flags.data_dir) / "kubeconfig");
   Status written = WriteFileAtomically(kubeconfig, Kubeconfig((*server)->url()));
   if (!written.ok()) {
     std::fprintf(stderr, "trimtab local: %s\n", written.ToString().c_str());
+    if (flink_operator) flink_operator->Stop();
     if (runtime) runtime->Stop();
     (*server)->Stop();
     return 1;
@@ -182,6 +259,9 @@ int RunLocal(const LocalFlags& flags) {
     std::printf("nodes:      %s; pods from %s, services from %s\n", DescribeNodes(*nodes).c_str(),
                 flags.pod_cidr.c_str(), flags.service_cidr.c_str());
   }
+  std::printf("operator:   %s\n",
+              flink_operator ? "running (FlinkDeployment, FlinkSessionJob; autoscaler on request)"
+                             : "off");
   if (flags.speed != 1.0) {
     std::printf("clock:      %gx wall time (timestamps run ahead of the wall clock)\n", flags.speed);
   }
@@ -194,6 +274,8 @@ int RunLocal(const LocalFlags& flags) {
   sigwait(&signals, &received);
   std::printf("trimtab local: %s received, stopping\n", received == SIGINT ? "SIGINT" : "SIGTERM");
   std::fflush(stdout);
+  // The operator first (it talks to the others), then the pods, then the API server.
+  if (flink_operator) flink_operator->Stop();
   runtime_for_logs->store(nullptr);
   if (runtime) runtime->Stop();
   (*server)->Stop();
@@ -208,7 +290,10 @@ void RegisterLocalCommand(CLI::App& app, int* exit_code) {
       "local",
       "Run a local Kubernetes-compatible cluster: an API server with SQLite storage and, in the\n"
       "same process, simulated nodes, a scheduler, a kubelet, the ReplicaSet / Deployment /\n"
-      "Endpoints controllers and a service proxy (see docs/local-cluster.md).\n\n"
+      "Endpoints controllers, a service proxy (docs/local-cluster.md), simulated Flink clusters\n"
+      "behind every JobManager pod serving the Flink REST API (docs/design/flink-pods.md) and the\n"
+      "Flink operator with its autoscaler (docs/operator.md). The FlinkDeployment,\n"
+      "FlinkSessionJob and FlinkStateSnapshot CRDs are installed at start when absent.\n\n"
       "State lives in --data-dir (default ./.trimtab, relative to the working directory) and\n"
       "survives restarts with the same resourceVersions. A kubeconfig for kubectl is written to\n"
       "<data-dir>/kubeconfig (cluster, user and context \"trimtab-local\", plain http).\n"
@@ -248,7 +333,25 @@ void RegisterLocalCommand(CLI::App& app, int* exit_code) {
                   "pod IP range (inside 127.0.0.0/8); each node gets a /24 of it")
       ->capture_default_str();
   cmd->add_flag("--api-only", flags->api_only,
-                "serve the API only: no nodes, scheduler, kubelet, controllers or proxy");
+                "serve the API only: no nodes, scheduler, kubelet, controllers, proxy or operator");
+  cmd->add_flag("--no-operator", flags->no_operator,
+                "run the cluster without the Flink operator (e.g. to run `trimtab operator`\n"
+                "against it in another process)");
+  cmd->add_option("--workload", flags->workload_file,
+                  "YAML/JSON map \"<namespace>/<cluster-id>\" -> {job, workload}: the simulated\n"
+                  "job graph and input rate of a Flink cluster (docs/design/flink-pods.md); the\n"
+                  "trimtab.dev/job and trimtab.dev/workload annotations take precedence")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--executor-chain", flags->executor_chain,
+                  "the autoscaler's executor plugin chain (docs/plugins.md)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--plugins-dir", flags->plugins_dir,
+                  "directory of shared-library executor plugins");
+  cmd->add_option("--operator-config", flags->operator_config,
+                  "operator default configuration (kubernetes.operator.* and Flink defaults)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--seed", flags->seed, "seed of the simulated Flink clusters")
+      ->capture_default_str();
   cmd->callback([flags, exit_code] { *exit_code = RunLocal(*flags); });
 }
 

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "adapters/kube/rest_config.h"
+#include "cli/autoscaler_factory.h"
 #include "cli/commands.h"
 #include "core/flink/config_values.h"
 #include "operator/operator.h"
@@ -24,6 +25,7 @@ struct OperatorFlags {
   std::string context;
   std::vector<std::string> namespaces;
   std::string plugins_dir;
+  std::string executor_chain;
   std::string config_file;
   std::string leader_elect = "auto";  // auto: on when --replicas > 1
   int replicas = 1;
@@ -34,15 +36,6 @@ struct OperatorFlags {
   int workers = 4;
   std::string resolve_services = "auto";  // auto: through the API server unless in-cluster
 };
-
-std::mutex& FactoryMutex() {
-  static std::mutex mu;
-  return mu;
-}
-op::AutoscalerFactory& Factory() {
-  static op::AutoscalerFactory factory;
-  return factory;
-}
 
 StatusOr<bool> Tristate(const std::string& flag, const std::string& value, bool automatic) {
   if (value == "auto") return automatic;
@@ -79,10 +72,8 @@ StatusOr<op::OperatorOptions> BuildOptions(const OperatorFlags& flags) {
                                                             flags.reconcile_interval).status());
     o.default_configuration[key] = flags.reconcile_interval;
   }
-  {
-    std::lock_guard<std::mutex> lock(FactoryMutex());
-    o.autoscaler_factory = Factory();
-  }
+  TRIMTAB_ASSIGN_OR_RETURN(o.autoscaler_factory,
+                           MakeAutoscalerFactory(flags.executor_chain, flags.plugins_dir));
   return o;
 }
 
@@ -135,20 +126,13 @@ int RunOperator(const OperatorFlags& flags) {
 
 }  // namespace
 
-void SetOperatorAutoscalerFactory(
-    std::function<StatusOr<std::unique_ptr<op::JobAutoscaler>>(const op::AutoscalerFactoryContext&)>
-        factory) {
-  std::lock_guard<std::mutex> lock(FactoryMutex());
-  Factory() = std::move(factory);
-}
-
 void RegisterOperatorCommand(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<OperatorFlags>();
   CLI::App* cmd = app.add_subcommand(
       "operator",
       "Run the Flink Kubernetes operator: reconcile FlinkDeployment and FlinkSessionJob resources\n"
       "(flink.apache.org/v1beta1, upstream-compatible) against a Kubernetes API server, with the\n"
-      "trimtab autoscaler when one is wired in. See docs/operator.md.\n\n"
+      "trimtab autoscaler (job.autoscaler.enabled: \"true\"). See docs/autoscaler-operator.md.\n\n"
       "The API server comes from --kubeconfig, $KUBECONFIG, the in-cluster service account, or\n"
       "~/.kube/config, in that order. Runs until SIGINT or SIGTERM.");
   cmd->add_option("--kubeconfig", flags->kubeconfig, "kubeconfig file");
@@ -156,7 +140,12 @@ void RegisterOperatorCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--namespace,-n", flags->namespaces,
                   "namespace to watch; repeat for several (default: all namespaces)");
   cmd->add_option("--plugins-dir", flags->plugins_dir,
-                  "directory of executor plugins for the autoscaler chain");
+                  "directory of shared-library executor plugins for the autoscaler chain");
+  cmd->add_option("--executor-chain", flags->executor_chain,
+                  "the autoscaler's executor plugin chain, JSON or YAML as in docs/plugins.md\n"
+                  "(plugins with type, priority and config; libraries; pluginDirectory).\n"
+                  "Default: no plugins (upstream algorithm plus trimtab behavior rules)")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--config", flags->config_file,
                   "operator default configuration (YAML, flat or nested keys): kubernetes.operator.* "
                   "options and defaults for every Flink cluster");

@@ -1,0 +1,38 @@
+#include "cli/autoscaler_factory.h"
+
+#include <nlohmann/json.hpp>
+
+#include "common/json.h"
+#include "operator/autoscaler/operator_autoscaler.h"
+
+namespace trimtab::cli {
+
+StatusOr<op::AutoscalerFactory> MakeAutoscalerFactory(const std::string& chain_file,
+                                                      const std::string& plugins_dir) {
+  Json chain;  // null = no plugins
+  if (!chain_file.empty()) {
+    TRIMTAB_ASSIGN_OR_RETURN(std::string text, ReadFile(chain_file));
+    TRIMTAB_ASSIGN_OR_RETURN(chain, ParseYaml(text, chain_file));
+    if (!chain.is_object()) {
+      return InvalidArgumentError(chain_file + ": expected an object with plugins, libraries "
+                                  "and pluginDirectory (docs/plugins.md)");
+    }
+  }
+  if (!plugins_dir.empty()) {
+    if (chain.is_null()) chain = Json::object();
+    chain["pluginDirectory"] = plugins_dir;
+  }
+  return op::AutoscalerFactory(
+      [chain](const op::AutoscalerFactoryContext& context)
+          -> StatusOr<std::unique_ptr<op::JobAutoscaler>> {
+        TRIMTAB_ASSIGN_OR_RETURN(
+            std::unique_ptr<op::OperatorAutoscaler> autoscaler,
+            op::OperatorAutoscaler::Create({.kube = context.client,
+                                            .clock = context.clock,
+                                            .executor_chain = chain,
+                                            .operator_instance = "trimtab-operator"}));
+        return std::unique_ptr<op::JobAutoscaler>(std::move(autoscaler));
+      });
+}
+
+}  // namespace trimtab::cli

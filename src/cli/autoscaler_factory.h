@@ -1,0 +1,21 @@
+// The autoscaler that `trimtab operator` and `trimtab local` run inside the operator:
+// OperatorAutoscaler (src/operator/autoscaler) with the executor plugin chain the user chose.
+#pragma once
+
+#include <string>
+
+#include "common/status.h"
+#include "operator/operator.h"
+
+namespace trimtab::cli {
+
+// `chain_file`: the executor chain as JSON or YAML in the format of docs/plugins.md ({"plugins":
+// [...], "libraries": [...], "pluginDirectory": "..."}); "" = no chain file. `plugins_dir`, when
+// set, is loaded as the chain's pluginDirectory (it overrides one the file names). With neither,
+// the chain is empty and the autoscaler decides exactly as upstream plus trimtab's behavior rules.
+// Errors: the chain file cannot be read or parsed (naming the file and field). Plugin errors
+// (unknown type, bad config, refused library) surface when the operator builds the autoscaler.
+StatusOr<op::AutoscalerFactory> MakeAutoscalerFactory(const std::string& chain_file,
+                                                      const std::string& plugins_dir);
+
+}  // namespace trimtab::cli
