@@ -98,6 +98,8 @@ class ClusterState {
   const FlinkVersion& version() const { return options_.settings.version; }
   const std::string& host() const { return options_.host; }
   int64_t start_ms() const { return start_ms_; }
+  // The topics every cluster of the process shares (they outlive this JobManager).
+  const TopicRegistry& topics() const { return *options_.topics; }
 
   // ---- Jobs ----------------------------------------------------------------------------------
   const std::vector<std::unique_ptr<FlinkJob>>& jobs() const { return jobs_; }

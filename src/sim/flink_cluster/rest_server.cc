@@ -14,6 +14,7 @@ FlinkRestServer::FlinkRestServer(FlinkCluster* cluster)
   rest::AddMetricRoutes(*router_);
   rest::AddCheckpointRoutes(*router_);
   rest::AddJarRoutes(*router_);
+  rest::AddTrimtabRoutes(*router_);
 }
 
 FlinkRestServer::~FlinkRestServer() { Stop(); }

@@ -131,6 +131,23 @@ TEST_F(RestServerTest, SavepointOperationsOverHttp) {
   EXPECT_TRUE(Get(base + "/checkpoints/" + r["request-id"].get<std::string>())["operation"].contains("checkpointId"));
 }
 
+TEST_F(RestServerTest, TrimtabTopicsShowTheOffsetLedger) {
+  StartServer(BaseConfig());
+  Advance(1s);
+  Json before = Get("/trimtab/topics");
+  ASSERT_EQ(before["topics"].size(), 1u) << before.dump();
+  EXPECT_EQ(before["topics"][0]["key"].get<std::string>().rfind("default/wc/", 0), 0u) << before.dump();
+  EXPECT_EQ(before["topics"][0]["partitions"], 4);
+  EXPECT_EQ(before["topics"][0]["commits"], 0);
+  Advance(25s);  // two periodic checkpoints (10 s), each committing every partition's range
+  Json after = Get("/trimtab/topics")["topics"][0];
+  EXPECT_GE(after["commits"].get<int>(), 8) << after.dump();
+  EXPECT_EQ(after["savepointCommits"], 0);
+  EXPECT_EQ(after["jobs"], Json::array({kJobId}));
+  EXPECT_EQ(after["issues"], Json::array());
+  EXPECT_GT(after["committedOffsets"][0].get<double>(), 0.0);
+}
+
 TEST_F(RestServerTest, MetricsRespondToLoad) {
   FlinkConfig config = BaseConfig();
   config.Set("trimtab.job", testing::SmallJob(/*sink_capacity=*/100));  // the sink carries 200/s of 500/s

@@ -54,6 +54,7 @@ void AddVertexRoutes(RestRouter& router);      // rest_vertex.cc
 void AddMetricRoutes(RestRouter& router);      // rest_metrics.cc
 void AddCheckpointRoutes(RestRouter& router);  // rest_checkpoints.cc
 void AddJarRoutes(RestRouter& router);         // rest_jars.cc
+void AddTrimtabRoutes(RestRouter& router);     // rest_trimtab.cc (not Flink's: /trimtab/...)
 
 // ---- Responses -------------------------------------------------------------------------------
 http::HttpResponse JsonResponse(int status, const Json& body);
