@@ -211,6 +211,8 @@ class FlinkJob {
   // The TaskManager running subtask `index` (slot index) or nullptr.
   const TaskManagerInfo* SubtaskTaskManager(int index) const;
   const JobModel* model() const { return model_.get(); }
+  // The topic each source reads, by source index ("" before the topics are attached).
+  const std::vector<std::string>& topic_keys() const { return topic_keys_; }
   const CheckpointStats& checkpoint_stats() const { return checkpoint_stats_; }
   const std::deque<ExceptionRecord>& exceptions() const { return exceptions_; }
   std::map<std::string, VertexRequirement> resource_requirements() const;

@@ -146,6 +146,11 @@ TEST_F(RestServerTest, TrimtabTopicsShowTheOffsetLedger) {
   EXPECT_EQ(after["jobs"], Json::array({kJobId}));
   EXPECT_EQ(after["issues"], Json::array());
   EXPECT_GT(after["committedOffsets"][0].get<double>(), 0.0);
+  // Live offsets of the reading job: produced >= read >= committed.
+  ASSERT_EQ(after["readOffsets"].size(), 4u) << after.dump();
+  EXPECT_GE(after["endOffsets"][0].get<double>(), after["readOffsets"][0].get<double>());
+  EXPECT_GE(after["readOffsets"][0].get<double>(), after["committedOffsets"][0].get<double>());
+  EXPECT_GT(after["endOffsets"][0].get<double>(), after["committedOffsets"][0].get<double>());
 }
 
 TEST_F(RestServerTest, MetricsRespondToLoad) {

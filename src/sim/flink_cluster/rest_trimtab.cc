@@ -6,6 +6,7 @@
 //   {"topics": [{"key": "<ns>/<cluster-id>/<source vertex id>", "partitions": 4,
 //                "reader": "<ns>/<pod>/<job id>" | "",
 //                "endOffsets": [...],            produced so far, per partition
+//                "readOffsets": [...],           the reading job's position (only while one reads)
 //                "committedOffsets": [...],      end of the last committed range, per partition
 //                "commits": 17,                  ledger entries over all partitions
 //                "savepointCommits": 2,
@@ -31,6 +32,27 @@ void AddTrimtabRoutes(RestRouter& router) {
       if (key.rfind(prefix, 0) != 0) continue;
       StatusOr<TopicInfo> info = topics.Describe(key);
       if (!info.ok()) continue;  // removed meanwhile
+      // While a job of this cluster reads the topic, its model holds the live offsets; the
+      // registry only integrates a topic nobody reads (TopicInfo::end_offsets is as of the last
+      // hand-back then).
+      Json end_offsets = info->end_offsets;
+      Json read_offsets;
+      for (const auto& job : ctx.state.jobs()) {
+        const JobModel* model = job->model();
+        const std::vector<std::string>& keys = job->topic_keys();
+        auto it = std::find(keys.begin(), keys.end(), key);
+        const std::string suffix = "/" + job->id();
+        const bool reading = info->reader.size() >= suffix.size() &&
+                             info->reader.compare(info->reader.size() - suffix.size(),
+                                                  suffix.size(), suffix) == 0;
+        if (!model || it == keys.end() || !reading) continue;
+        end_offsets = Json::array();
+        read_offsets = Json::array();
+        for (const PartitionOffsets& p : model->partitions(static_cast<int>(it - keys.begin()))) {
+          end_offsets.push_back(p.end);
+          read_offsets.push_back(p.read);
+        }
+      }
       Json committed = Json::array();
       Json jobs = Json::array();
       int64_t commits = 0;
@@ -50,7 +72,8 @@ void AddTrimtabRoutes(RestRouter& router) {
       out.push_back({{"key", key},
                      {"partitions", info->partitions},
                      {"reader", info->reader},
-                     {"endOffsets", info->end_offsets},
+                     {"endOffsets", end_offsets},
+                     {"readOffsets", read_offsets},
                      {"committedOffsets", committed},
                      {"commits", commits},
                      {"savepointCommits", savepoint_commits},
