@@ -227,13 +227,15 @@ int RunLocal(const LocalFlags& flags) {
     runtime = std::move(created).value();
     runtime_for_logs->store(runtime.get());
   }
-  // The Flink CRDs, so that FlinkDeployments apply right away (a CRD already there is kept).
+  // The Flink CRDs, so that FlinkDeployments apply right away (a CRD already there is kept),
+  // and the operator. --api-only serves a bare API server: no CRDs, no operator.
   std::unique_ptr<op::Operator> flink_operator;
   Status crds_and_operator = [&]() -> Status {
+    if (flags.api_only) return Status::Ok();
     TRIMTAB_ASSIGN_OR_RETURN(std::unique_ptr<kube::KubeClient> client,
                              kube::KubeClient::Create({.server = (*server)->url()}, {}));
     TRIMTAB_RETURN_IF_ERROR(op::InstallBundledCrds(*client).status());
-    if (flags.api_only || flags.no_operator) return Status::Ok();
+    if (flags.no_operator) return Status::Ok();
     TRIMTAB_ASSIGN_OR_RETURN(flink_operator, StartOperator(flags, (*server)->url(), clock));
     return Status::Ok();
   }();
@@ -333,7 +335,8 @@ void RegisterLocalCommand(CLI::App& app, int* exit_code) {
                   "pod IP range (inside 127.0.0.0/8); each node gets a /24 of it")
       ->capture_default_str();
   cmd->add_flag("--api-only", flags->api_only,
-                "serve the API only: no nodes, scheduler, kubelet, controllers, proxy or operator");
+                "serve the API only: no nodes, scheduler, kubelet, controllers, proxy, operator\n"
+                "or bundled CRDs (a bare Kubernetes-compatible API server)");
   cmd->add_flag("--no-operator", flags->no_operator,
                 "run the cluster without the Flink operator (e.g. to run `trimtab operator`\n"
                 "against it in another process)");

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """kubectl against `trimtab local`: the commands a user runs against a real cluster, with the
 output a real cluster gives. Never uses --validate=false: create/apply/edit must pass through
-server-side field validation enabled by the OpenAPI v3 documents.
+server-side field validation enabled by the OpenAPI v3 documents. Runs `trimtab local --api-only`
+(the API server alone: no CRDs installed, no pods run); the runtime and the operator have suites
+of their own (runtime_e2e.py, operator_e2e.py).
 
 Usage: kubectl_e2e.py --trimtab BIN --reference DIR   (exit 77 = skipped: no kubectl)
 """
@@ -139,7 +141,7 @@ def main():
         print("reference manifests missing under", args.reference)
         return 1
 
-    with LocalCluster(args.trimtab) as cluster:
+    with LocalCluster(args.trimtab, extra_args=["--api-only"]) as cluster:
         k = Kubectl(args.kubectl, cluster)
         c = Checks()
 

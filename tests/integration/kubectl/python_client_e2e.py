@@ -36,7 +36,7 @@ def main():
                             "flinkdeployments.flink.apache.org-v1.yml")
     basic_path = os.path.join(args.reference, "flink-operator", "examples", "basic.yaml")
 
-    with LocalCluster(args.trimtab) as cluster:
+    with LocalCluster(args.trimtab, extra_args=["--api-only"]) as cluster:
         api_client = config.new_client_from_config(config_file=cluster.kubeconfig)
         core = client.CoreV1Api(api_client)
         apps = client.AppsV1Api(api_client)
