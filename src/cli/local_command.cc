@@ -324,8 +324,10 @@ void RegisterLocalCommand(CLI::App& app, int* exit_code) {
                   "replaces --nodes/--node-cpu/--node-memory/--node-pods")
       ->check(CLI::ExistingFile);
   cmd->add_option("--speed", flags->speed,
-                  "run the cluster clock N times faster than wall time (start delays, back-offs,\n"
-                  "heartbeats, timestamps); with N > 1 timestamps run ahead of the wall clock")
+                  "run every part on one clock N times faster than wall time: API timestamps,\n"
+                  "start delays, back-offs, the simulated Flink jobs (metrics, checkpoints,\n"
+                  "restarts) and the operator's intervals; with N > 1 timestamps run ahead of the\n"
+                  "wall clock")
       ->capture_default_str()
       ->check(CLI::Range(0.01, 10000.0));
   cmd->add_option("--service-cidr", flags->service_cidr,
