@@ -3,6 +3,7 @@
 // wait for a condition with a deadline.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -40,6 +41,24 @@ inline bool AdvanceUntil(ManualClock& clock, Duration step, const std::function<
     clock.Advance(step);
   }
   return Eventually(done, std::chrono::milliseconds(200));
+}
+
+// Runs `stop` while another thread keeps `clock` moving, 1 s of clock time every 5 ms of real
+// time. A pod being terminated sleeps its grace period on the clock, and Kubelet::Stop waits for
+// it: with a ManualClock nobody advances after the test body, that wait would never end (a test
+// that stops in the middle of a graceful deletion, e.g. after a failed ASSERT, hung until the
+// ctest timeout).
+inline void StopWhileAdvancing(ManualClock& clock, const std::function<void()>& stop) {
+  std::atomic<bool> stopped{false};
+  std::thread ticker([&] {
+    while (!stopped.load()) {
+      clock.Advance(std::chrono::seconds(1));
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  });
+  stop();
+  stopped = true;
+  ticker.join();
 }
 
 class ClusterTest : public ::testing::Test {
