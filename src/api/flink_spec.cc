@@ -2,8 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/codec_util.h"
+
 namespace trimtab::api {
 namespace {
+
+using internal::ReadEnum;
 
 Status FlattenInto(const Json& value, const std::string& prefix, const std::string& path,
                    FlinkConfiguration* out);
@@ -68,18 +72,6 @@ Status ReadObject(JsonReader& r, std::string_view field, Json* out) {
   return Status::Ok();
 }
 
-template <typename E>
-Status ReadEnum(JsonReader& r, std::string_view field, StatusOr<E> (*parse)(std::string_view),
-                std::optional<E>* out) {
-  std::string text;
-  const bool present = r.Has(field);
-  TRIMTAB_RETURN_IF_ERROR(r.OptionalString(field, &text));
-  if (!present) return Status::Ok();
-  StatusOr<E> v = parse(text);
-  if (!v.ok()) return InvalidArgumentError(r.FieldPath(field) + ": " + v.status().message());
-  *out = *v;
-  return Status::Ok();
-}
 
 StatusOr<Resource> DecodeResource(const Json& json, const std::string& path) {
   JsonReader r(json, path);

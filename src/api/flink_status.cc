@@ -2,32 +2,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/codec_util.h"
 #include "api/lifecycle.h"
 
 namespace trimtab::api {
 namespace {
 
-template <typename E>
-Status ReadEnum(JsonReader& r, std::string_view field, StatusOr<E> (*parse)(std::string_view),
-                std::optional<E>* out) {
-  std::string text;
-  const bool present = r.Has(field);
-  TRIMTAB_RETURN_IF_ERROR(r.OptionalString(field, &text));
-  if (!present) return Status::Ok();
-  StatusOr<E> v = parse(text);
-  if (!v.ok()) return InvalidArgumentError(r.FieldPath(field) + ": " + v.status().message());
-  *out = *v;
-  return Status::Ok();
-}
-
-template <typename E>
-Status ReadEnum(JsonReader& r, std::string_view field, StatusOr<E> (*parse)(std::string_view),
-                E* out) {
-  std::optional<E> v;
-  TRIMTAB_RETURN_IF_ERROR(ReadEnum(r, field, parse, &v));
-  if (v) *out = *v;
-  return Status::Ok();
-}
+using internal::ReadEnum;
 
 // Timestamps are int64 in the CRD; tolerate strings of digits from hand-written objects.
 Status ReadMillis(JsonReader& r, std::string_view field, int64_t* out) {
