@@ -214,7 +214,12 @@ TEST_F(FlinkPodRunnerTest, RunsTheJobOnTaskManagerPodsItCreates) {
   Json tms = Rest("127.0.45.1", "/taskmanagers");
   ASSERT_EQ(tms["taskmanagers"].size(), 1u);
   EXPECT_EQ(tms["taskmanagers"][0]["id"], "wc-taskmanager-1-1");
-  EXPECT_THAT(jm->Logs("flink-main-container"), HasSubstr("switched from state INITIALIZING to RUNNING"));
+  // Every transition is logged in order, as Flink's JobMaster logs them, however late the sync.
+  const std::string logs = jm->Logs("flink-main-container");
+  EXPECT_THAT(logs, HasSubstr("switched from state NONE to INITIALIZING."));
+  EXPECT_THAT(logs, HasSubstr("switched from state INITIALIZING to CREATED."));
+  EXPECT_THAT(logs, HasSubstr("switched from state CREATED to RUNNING."));
+  EXPECT_LT(logs.find("INITIALIZING to CREATED"), logs.find("CREATED to RUNNING"));
 
   // The TaskManager pod goes away: the job restarts on a new pod.
   ASSERT_TRUE(kube_->Delete(kube::PodsResource(), "default", "wc-taskmanager-1-1").ok());

@@ -1,5 +1,6 @@
 #include "sim/flink_cluster/jobmanager_process.h"
 
+#include <algorithm>
 #include <set>
 
 #include <spdlog/spdlog.h>
@@ -213,18 +214,49 @@ void FlinkPodRunner::JobManagerProcess::HandleShutdownRequest() {
 }
 
 void FlinkPodRunner::JobManagerProcess::LogJobChanges() {
-  std::vector<std::pair<std::string, std::string>> states = init_.cluster->Locked([](ClusterState& s) {
-    std::vector<std::pair<std::string, std::string>> out;
-    for (const auto& j : s.jobs()) out.emplace_back(j->id(), j->name() + "|" + std::string(JobStatusName(j->status())));
+  // Every state a job entered since the last sync, in the order it entered them (each state's
+  // latest entry time, as Flink's "timestamps"), so that `kubectl logs` shows INITIALIZING ->
+  // CREATED -> RUNNING even when the sync thread ran late and only saw the last of them.
+  struct Entered {
+    int64_t at_ms;
+    std::string state;
+  };
+  struct JobView {
+    std::string id, name, current;
+    std::vector<Entered> entered;
+  };
+  std::vector<JobView> jobs = init_.cluster->Locked([](ClusterState& s) {
+    std::vector<JobView> out;
+    for (const auto& j : s.jobs()) {
+      JobView v{j->id(), j->name(), std::string(JobStatusName(j->status())), {}};
+      for (JobStatus st : kAllJobStatuses) {
+        if (const int64_t at = j->status_timestamp(st); at > 0) {
+          v.entered.push_back({at, std::string(JobStatusName(st))});
+        }
+      }
+      std::stable_sort(v.entered.begin(), v.entered.end(),
+                       [](const Entered& a, const Entered& b) { return a.at_ms < b.at_ms; });
+      out.push_back(std::move(v));
+    }
     return out;
   });
-  for (const auto& [id, state] : states) {
-    std::string& last = job_states_[id];
-    if (last == state) continue;
-    const size_t bar = state.find('|');
-    Log("Job " + state.substr(0, bar) + " (" + id + ") switched from state " +
-        (last.empty() ? std::string("NONE") : last.substr(last.find('|') + 1)) + " to " + state.substr(bar + 1) + ".");
-    last = state;
+  for (const JobView& j : jobs) {
+    LoggedJobState& last = job_states_[j.id];
+    std::vector<std::string> path;  // states entered after the last sync, oldest first
+    for (const Entered& e : j.entered) {
+      if (e.at_ms > last.at_ms) path.push_back(e.state);
+    }
+    if (path.empty() && j.current == last.state) continue;
+    // The current state ends the path even when it shares its entry time with another state.
+    if (path.empty() || path.back() != j.current) path.push_back(j.current);
+    std::string from = last.state.empty() ? "NONE" : last.state;
+    for (const std::string& to : path) {
+      if (to == from) continue;
+      Log("Job " + j.name + " (" + j.id + ") switched from state " + from + " to " + to + ".");
+      from = to;
+    }
+    last.state = j.current;
+    for (const Entered& e : j.entered) last.at_ms = std::max(last.at_ms, e.at_ms);
   }
 }
 

@@ -65,7 +65,12 @@ class FlinkPodRunner::JobManagerProcess final : public cluster::PodProcess {
   mutable std::mutex log_mu_;
   std::deque<std::string> log_;  // guarded by log_mu_
   std::mutex sync_mu_;           // one sync at a time
-  std::map<std::string, std::string> job_states_;  // guarded by sync_mu_
+  // Per job id: the state last logged and the latest state-entry time seen then.
+  struct LoggedJobState {
+    std::string state;
+    int64_t at_ms = 0;
+  };
+  std::map<std::string, LoggedJobState> job_states_;  // guarded by sync_mu_
   int next_index_ = 1;                              // guarded by sync_mu_
   bool shutdown_done_ = false;                      // guarded by sync_mu_
   std::mutex stop_mu_;
