@@ -75,6 +75,7 @@ EndpointsController::EndpointsController(const kube::KubeClient* client, Informe
                                          Clock* clock, int workers)
     : client_(client),
       informers_(informers),
+      clock_(clock),
       controller_("endpoints-controller", clock, workers,
                   [this](const std::string& key) { return Sync(key); }) {
   auto enqueue = [this](const Json& svc) { controller_.Enqueue(kube::ObjectKey(svc)); };
@@ -96,7 +97,42 @@ EndpointsController::EndpointsController(const kube::KubeClient* client, Informe
     controller_.Enqueue(Str(obj, {"metadata", "namespace"}) + "/" + svc);
   };
   informers_->Get(EndpointsGvr())->AddEventHandler({.on_delete = owner});
-  informers_->Get(EndpointSlicesGvr())->AddEventHandler({.on_delete = owner});
+  auto managed_slice = [owner](const Json& slice) {
+    if (Str(slice, {"metadata", "labels", std::string(kManagedByLabel)}) == kSliceControllerName) {
+      owner(slice);
+    }
+  };
+  informers_->Get(EndpointSlicesGvr())->AddEventHandler(
+      {.on_add = managed_slice,
+       .on_update = [managed_slice](const Json&, const Json& s) { managed_slice(s); },
+       .on_delete = owner});
+}
+
+std::vector<std::string> EndpointsController::UnseenSlices(const std::string& ns,
+                                                           const std::string& service) {
+  constexpr Duration kForgetAfter = std::chrono::minutes(1);
+  std::lock_guard lock(created_mu_);
+  auto it = created_.find(ns + "/" + service);
+  if (it == created_.end()) return {};
+  std::vector<std::string> unseen;
+  const TimePoint now = clock_->Now();
+  for (auto slice = it->second.begin(); slice != it->second.end();) {
+    bool seen = informers_->Store(EndpointSlicesGvr()).GetByKey(ns + "/" + slice->first).has_value();
+    if (seen || now - slice->second > kForgetAfter) {
+      slice = it->second.erase(slice);
+    } else {
+      unseen.push_back(slice->first);
+      ++slice;
+    }
+  }
+  if (it->second.empty()) created_.erase(it);
+  return unseen;
+}
+
+void EndpointsController::RememberCreated(const std::string& ns, const std::string& service,
+                                          const std::string& slice) {
+  std::lock_guard lock(created_mu_);
+  created_[ns + "/" + service][slice] = clock_->Now();
 }
 
 void EndpointsController::EnqueueServicesOf(const Json& pod) {
@@ -200,6 +236,10 @@ Result EndpointsController::Sync(const std::string& key) {
     }
     desired.push_back({{"ports", ports}, {"endpoints", Json::array()}});
   }
+  if (std::vector<std::string> unseen = UnseenSlices(ns, name); !unseen.empty()) {
+    // The cache has not caught up with our own create; syncing now would duplicate the slice.
+    return Result::After(std::chrono::milliseconds(100));
+  }
   s = SyncSlices(*svc, desired);
   return s.ok() ? Result::Done() : Result::Retry(s.ToString());
 }
@@ -279,7 +319,9 @@ Status EndpointsController::SyncSlices(const Json& svc, const Json& desired) {
                   {"ports", want["ports"]},
                   {"endpoints", want["endpoints"]}};
     auto created = client_->Create(EndpointSlicesGvr(), ns, slice);
-    if (!created.ok() && created.status().code() != StatusCode::kPermissionDenied) {
+    if (created.ok()) {
+      RememberCreated(ns, name, Str(*created, {"metadata", "name"}));
+    } else if (created.status().code() != StatusCode::kPermissionDenied) {
       return created.status();
     }
   }

@@ -11,8 +11,18 @@
 // Services without a selector are left alone (their Endpoints are the user's); the objects of a
 // deleted Service are removed.
 //
+// The informer cache lags the API server: a slice just created under a generated name is not
+// in it yet, and a sync that ran on that cache would create a second one. As upstream's
+// EndpointSliceTracker does, the controller remembers the slices it created and does not sync a
+// Service again until the cache has them (or a minute has passed); slice adds and updates wake
+// the Service, so a duplicate made anyway is removed on the next pass.
+//
 // Threading: a Controller with `workers` threads keyed by Service; handlers only enqueue.
 #pragma once
+
+#include <map>
+#include <mutex>
+#include <string>
 
 #include "cluster/runtime/controller.h"
 #include "cluster/runtime/informer_set.h"
@@ -36,9 +46,17 @@ class EndpointsController {
   Status SyncSlices(const Json& svc, const Json& desired_slices);
   Status DeleteAll(const std::string& ns, const std::string& name);
   void EnqueueServicesOf(const Json& pod);
+  // Names of slices this controller created for the Service that the cache has not shown yet
+  // (those older than a minute are forgotten: deleted by someone before we saw them).
+  std::vector<std::string> UnseenSlices(const std::string& ns, const std::string& service);
+  void RememberCreated(const std::string& ns, const std::string& service, const std::string& slice);
 
   const kube::KubeClient* client_;
   InformerSet* informers_;
+  Clock* clock_;
+  std::mutex created_mu_;
+  // "<ns>/<service>" -> slice name -> when it was created.
+  std::map<std::string, std::map<std::string, TimePoint>> created_;
   Controller controller_;
 };
 

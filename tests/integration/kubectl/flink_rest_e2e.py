@@ -12,7 +12,14 @@ container runs `kubernetes-jobmanager.sh kubernetes-application` from the upstre
     the parallelism, the JobManager creates TaskManager pods for it, and the backlog shrinks;
   - stop-with-savepoint completes with a savepoint location, and a new JobManager started from
     that savepoint continues exactly where the old job stopped: the offset ledger
-    (GET /trimtab/topics) has commits from both jobs and neither gaps nor overlaps.
+    (GET /trimtab/topics) has commits from both jobs and neither gaps nor overlaps;
+  - a finished application cluster shuts itself down: cancelling the restored job makes its
+    JobManager delete its own Deployment, as Flink's native mode does.
+
+The first cluster runs with execution.shutdown-on-application-finish: false, as the Flink
+operator sets it: with the default (true) the cluster goes away as soon as the savepoint is
+taken, and a client polling for the savepoint's location can find nothing left to ask (a race
+real Flink has too).
 
 Usage: flink_rest_e2e.py --trimtab BIN   (exit 77 = skipped: no kubectl)
 """
@@ -42,7 +49,7 @@ JOB = "{library: q5, parallelism: 1, partitions: 8, maxParallelism: 8}"
 WORKLOAD = "{type: constant, rate: 60000}"
 
 
-def cluster_objects(name, job_id, savepoint_path=None):
+def cluster_objects(name, job_id, savepoint_path=None, shutdown_on_finish=True):
     config = {
         "kubernetes.cluster-id": name,
         "kubernetes.namespace": NS,
@@ -60,6 +67,8 @@ def cluster_objects(name, job_id, savepoint_path=None):
     }
     if savepoint_path:
         config["execution.savepoint.path"] = savepoint_path
+    if not shutdown_on_finish:
+        config["execution.shutdown-on-application-finish"] = "false"
     config_yaml = "".join("%s: '%s'\n" % kv for kv in sorted(config.items()))
     labels = {"app": name, "component": "jobmanager", "type": "flink-native-kubernetes"}
     return [
@@ -164,7 +173,7 @@ def main():
         state = {}
 
         def deploy():
-            k.out("apply", "-f", "-", stdin=as_stream(cluster_objects("wc", JOB_ID)))
+            k.out("apply", "-f", "-", stdin=as_stream(cluster_objects("wc", JOB_ID, shutdown_on_finish=False)))
             k.out("rollout", "status", "deployment/wc", "-n", NS, "--timeout=60s", timeout=90)
             rest = Rest(k, "wc-rest")
             wait_until(rest.answers, timeout=30, what="the JobManager REST API on the clusterIP")
@@ -242,11 +251,11 @@ def main():
         c.run("stop-with-savepoint completes with a savepoint location", stop_with_savepoint)
 
         def restore():
-            # A finished application cluster shuts itself down, as Flink's native mode does
-            # (execution.shutdown-on-application-finish defaults to true): its JobManager deletes
-            # its own Deployment, and the pods go with it.
-            wait_until(lambda: not k.json("get", "deployments", "-n", NS)["items"], timeout=60,
-                       what="the finished cluster to delete its JobManager Deployment")
+            # The finished cluster stays (shutdown-on-application-finish: false) until we remove
+            # it, as the operator does before it redeploys.
+            expect(k.json("get", "deployment", "wc", "-n", NS)["metadata"]["name"] == "wc",
+                   "the finished cluster is kept")
+            k.out("delete", "deployment", "wc", "-n", NS)
             wait_until(lambda: not k.json("get", "pods", "-n", NS, "-l", "app=wc")["items"],
                        timeout=60, what="the old cluster's pods to go")
             k.out("apply", "-f", "-",
@@ -272,6 +281,20 @@ def main():
             expect(topic["savepointCommits"] > 0, topic)
         c.run("a new JobManager restores from the savepoint: nothing skipped, nothing repeated",
               restore)
+
+        def self_shutdown():
+            # The restored cluster runs with the default shutdown-on-application-finish (true):
+            # once its job is globally terminal, its JobManager deletes its own Deployment and
+            # the pods go with it.
+            rest = Rest(k, "wc-rest")
+            status, body = rest.call("PATCH", "/jobs/%s?mode=cancel" % RESTORED_JOB_ID)
+            expect(status == 202, "cancel: HTTP %d %s" % (status, body))
+            wait_until(lambda: not k.json("get", "deployments", "-n", NS)["items"], timeout=60,
+                       what="the finished cluster to delete its JobManager Deployment")
+            wait_until(lambda: not k.json("get", "pods", "-n", NS, "-l", "app=wc")["items"],
+                       timeout=60, what="the cluster's pods to go")
+        c.run("a cancelled application cluster deletes its own JobManager Deployment",
+              self_shutdown)
 
         code = c.exit_code()
         print("flink rest e2e took %.1f s" % (time.monotonic() - started))
