@@ -446,6 +446,14 @@ def main():
                     if row != last:
                         print("  %s %s %s" % (fmt_min(now, ctx.get("created", now)), state, list(par.values())))
                         last = row
+            print("---- decision logs (every pass the ConfigMap watch saw) ----")
+            hop = ctx.get("hop")
+            for log in watch.decision_logs():
+                head = {k: v for k, v in log.items() if k not in ("vertices", "jobKey")}
+                print("  " + json.dumps(head, sort_keys=True)[:400])
+                entry = (log.get("vertices") or {}).get(hop) if hop else None
+                if entry:
+                    print("    hop-count: " + json.dumps(entry, sort_keys=True)[:600])
             print("---- trimtab local log (tail) ----")
             print("\n".join(cluster.log().splitlines()[-60:]))
         return code
