@@ -183,9 +183,15 @@ AutoscalerState CommitScaling(AutoscalerState state, const ScalingSummaries& app
   return state;
 }
 
-StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, AutoscalerState state) {
+StatusOr<std::shared_ptr<const AutoscalerOptions>> OptionsOf(const AutoscalerInput& in) {
+  if (in.parsed_options) return in.parsed_options;
   auto parsed = ParseAutoscalerOptions(in.configuration);
   if (!parsed.ok()) return parsed.status().WithContext("configuration");
+  return std::make_shared<const AutoscalerOptions>(*std::move(parsed));
+}
+
+StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, AutoscalerState state) {
+  TRIMTAB_ASSIGN_OR_RETURN(std::shared_ptr<const AutoscalerOptions> parsed, OptionsOf(in));
   const AutoscalerOptions& o = *parsed;
   AutoscalerResult res;
   DecisionLog& log = res.log;

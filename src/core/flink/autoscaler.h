@@ -16,6 +16,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,7 +51,13 @@ struct AutoscalerInput {
   // Custom metrics declared by the chain and evaluator plugins (MetricRequirementRegistry::
   // Metrics()); `samples` carry their values (custom_metrics.h) and every one is evaluated.
   std::vector<DeclaredMetric> custom_metrics;
+  // `configuration` already parsed (ParseAutoscalerOptions), for a caller that runs many cycles
+  // with one configuration (the simulator); it must be what `configuration` parses to.
+  std::shared_ptr<const AutoscalerOptions> parsed_options;
 };
+
+// `in.parsed_options`, or `in.configuration` parsed (errors name the key under "configuration").
+StatusOr<std::shared_ptr<const AutoscalerOptions>> OptionsOf(const AutoscalerInput& in);
 
 struct AutoscalerResult {
   EvaluatedMetrics evaluated;   // empty before the first evaluation; includes custom metrics

@@ -56,6 +56,28 @@ TEST(AutoscalerCycleTest, DisabledClearsStateAndOverrides) {
   EXPECT_TRUE(r->state.empty());
 }
 
+TEST(AutoscalerCycleTest, ParsedOptionsAreUsedInsteadOfParsingAgain) {
+  // A caller that parsed the configuration once hands the result in; the cycle uses it (here it
+  // disagrees with the map on purpose, to show which one counts) and skips the parse, so a bad
+  // map is not even looked at.
+  AutoscalerInput in = Input(2, kT0, Samples(kT0, 50, 0));
+  auto parsed = ParseAutoscalerOptions(in.configuration);
+  ASSERT_TRUE(parsed.ok());
+  parsed->enabled = false;
+  in.parsed_options = std::make_shared<const AutoscalerOptions>(*parsed);
+  in.configuration["job.autoscaler.metrics.window"] = "not a duration";
+  auto r = RunAutoscalerCycle(in, AutoscalerState{});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->log.outcome, CycleOutcome::kDisabled);
+
+  // Without them, the map is parsed and its error names the key.
+  in.parsed_options.reset();
+  auto bad = RunAutoscalerCycle(in, AutoscalerState{});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("job.autoscaler.metrics.window"), std::string::npos)
+      << bad.status().ToString();
+}
+
 TEST(AutoscalerCycleTest, JobNotRunningKeepsStateUntouched) {
   AutoscalerInput in = Input(2, kT0, Samples(kT0, 50, 0));
   in.job_status = "RESTARTING";

@@ -90,8 +90,7 @@ StatusOr<ChainedCycleResult> RunAutoscalerCycleWithChain(const ChainedCycleInput
                                 ", begin scaling vertices:" + ScalingReportLines(out.approved)});
   }
   // The cycle parsed the same configuration successfully, so this cannot fail.
-  StatusOr<AutoscalerOptions> options = ParseAutoscalerOptions(cycle_input.configuration);
-  if (!options.ok()) return options.status().WithContext("configuration");
+  TRIMTAB_ASSIGN_OR_RETURN(std::shared_ptr<const AutoscalerOptions> options, OptionsOf(cycle_input));
   r.state = CommitScaling(std::move(r.state), out.approved, cycle_input.topology, cycle_input.now,
                           *options);
   r.summaries = out.approved;

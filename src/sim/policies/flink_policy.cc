@@ -36,7 +36,7 @@ class FlinkAutoscalerPolicy final : public ScalingPolicy {
                         flink::AutoscalerOptions options, core::ExecutorChain chain)
       : name_(std::move(name)),
         configuration_(std::move(configuration)),
-        options_(std::move(options)),
+        options_(std::make_shared<const flink::AutoscalerOptions>(std::move(options))),
         chain_(std::move(chain)) {}
 
   std::string_view name() const override { return name_; }
@@ -49,6 +49,7 @@ class FlinkAutoscalerPolicy final : public ScalingPolicy {
     flink::AutoscalerInput in;
     in.topology = *input.topology;
     in.configuration = configuration_;
+    in.parsed_options = options_;  // parsed once: the configuration never changes in a run
     in.now = now;
     in.job_status = FlinkJobStatus(m);
     in.job_running_since = JobRunningSince(m);
@@ -100,7 +101,7 @@ class FlinkAutoscalerPolicy final : public ScalingPolicy {
   // TaskManager CPU over the metric window since the last restart (for TM_CPU_AVG).
   void RecordCpu(TimePoint now, double cpu, TimePoint running_since) {
     while (!cpu_window_.empty() &&
-           (cpu_window_.front().first < now - options_.metrics_window ||
+           (cpu_window_.front().first < now - options_->metrics_window ||
             cpu_window_.front().first < running_since)) {
       cpu_window_.pop_front();
     }
@@ -120,7 +121,7 @@ class FlinkAutoscalerPolicy final : public ScalingPolicy {
 
   std::string name_;
   std::map<std::string, std::string> configuration_;
-  flink::AutoscalerOptions options_;  // parsed once, for CommitScaling
+  std::shared_ptr<const flink::AutoscalerOptions> options_;  // `configuration_`, parsed once
   core::ExecutorChain chain_;
   flink::AutoscalerState state_;
   Json plugin_states_;
