@@ -9,8 +9,11 @@
 //   autoscaling_bench my.yaml other/        # other scenarios (their `policies` are replaced)
 //   autoscaling_bench --json-dir out/       # also write each scenario's JSON report
 //   autoscaling_bench --keep-policies f.yaml  # the scenario's own policies and their configs
+//   autoscaling_bench --seeds 1,2,3         # also every scenario under these seeds: a summary
+//                                           # per policy of how the figures move with the seed
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -37,6 +40,63 @@ struct Totals {
   double days = 0;
   double cpu = 0;
 };
+
+// One policy over every scenario x seed run (--seeds).
+struct AcrossSeeds {
+  int runs = 0;
+  double ratio_sum = 0;
+  double ratio_worst = 0;
+  std::string worst_run;          // "scenario seed N"
+  double outside_pct_sum = 0;     // lag-SLO violation outside restarts, % of run time
+  int outside_over_target = 0;    // runs above 0.5 %
+  int change_over_target = 0;     // runs with > 2 rescales after a change
+  int noisy_rescales = 0;         // rescales on the noisy scenarios, all seeds
+  int rescales = 0;
+};
+
+std::vector<uint64_t> ParseSeeds(const std::string& text) {
+  std::vector<uint64_t> seeds;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos) {
+      std::fprintf(stderr, "autoscaling_bench: --seeds: \"%s\" is not a list of numbers such as 1,2,3\n",
+                   text.c_str());
+      std::exit(2);
+    }
+    seeds.push_back(std::stoull(item));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return seeds;
+}
+
+void Accumulate(const sim::ObservedRun& run, const std::string& label,
+                std::map<std::string, AcrossSeeds>* out) {
+  const sim::SimulationReport& r = run.report;
+  const bool noisy = r.scenario.find("noisy") != std::string::npos;
+  for (size_t i = 0; i < r.policies.size(); ++i) {
+    const sim::PolicyReport& p = r.policies[i];
+    AcrossSeeds& a = (*out)[p.policy];
+    ++a.runs;
+    if (p.ratio_to_oracle) {
+      a.ratio_sum += *p.ratio_to_oracle;
+      if (*p.ratio_to_oracle > a.ratio_worst) {
+        a.ratio_worst = *p.ratio_to_oracle;
+        a.worst_run = label;
+      }
+    }
+    const double outside = 100.0 * run.restarts[i].violation_outside_restarts_seconds / r.duration_seconds;
+    a.outside_pct_sum += outside;
+    if (outside > 0.5) ++a.outside_over_target;
+    bool slow = false;
+    for (const sim::ChangeConvergence& c : p.changes) slow = slow || c.rescales > 2;
+    if (slow) ++a.change_over_target;
+    a.rescales += p.rescales;
+    if (noisy) a.noisy_rescales += p.rescales;
+  }
+}
 
 std::vector<std::string> ScenarioFiles(const std::vector<std::string>& args) {
   std::vector<std::string> files;
@@ -83,17 +143,23 @@ int main(int argc, char** argv) {
   std::vector<std::string> args;
   std::string json_dir;
   bool keep_policies = false;
+  std::vector<uint64_t> seeds;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--json-dir" && i + 1 < argc) {
       json_dir = argv[++i];
+    } else if (a == "--seeds" && i + 1 < argc) {
+      seeds = ParseSeeds(argv[++i]);
     } else if (a == "--keep-policies") {
       keep_policies = true;
     } else if (a == "-h" || a == "--help") {
-      std::printf("usage: autoscaling_bench [--json-dir DIR] [--keep-policies] [SCENARIO.yaml | DIR]...\n"
+      std::printf("usage: autoscaling_bench [--json-dir DIR] [--keep-policies] [--seeds 1,2,3] [SCENARIO.yaml | DIR]...\n"
                   "  --keep-policies  use a scenario's own `policies` (with configs) when it lists\n"
                   "                   them, instead of trimtab, flink-compat, hpa-cpu, static, oracle\n"
-                  "default: %s/bench/autoscaling/scenarios\n", TRIMTAB_SOURCE_DIR);
+                  "  --seeds LIST     also run every scenario under each of these seeds (noise, key\n"
+                  "                   skew, partition split) and print, per policy, how the figures\n"
+                  "                   hold up across them: mean and worst cost, lag, convergence\n"
+                  "default: the suite in the source tree's bench/autoscaling/scenarios\n");
       return 0;
     } else {
       args.push_back(a);
@@ -109,6 +175,7 @@ int main(int argc, char** argv) {
 
   const sim::PolicyRegistry registry = sim::AllPoliciesRegistry();
   std::map<std::string, Totals> speed;
+  std::map<std::string, AcrossSeeds> across;
   std::vector<std::string> target_notes;
   int misses = 0;
   std::string table =
@@ -130,6 +197,21 @@ int main(int argc, char** argv) {
       return 1;
     }
     const sim::SimulationReport& r = run->report;
+    if (!seeds.empty()) {
+      Accumulate(*run, r.scenario + " seed " + std::to_string(scenario->seed), &across);
+      for (uint64_t seed : seeds) {
+        if (seed == scenario->seed) continue;
+        sim::Scenario other = *scenario;
+        other.seed = seed;
+        StatusOr<sim::ObservedRun> more = sim::RunScenarioObserved(other, registry, {});
+        if (!more.ok()) {
+          std::fprintf(stderr, "error: %s seed %llu: %s\n", file.c_str(),
+                       static_cast<unsigned long long>(seed), more.status().message().c_str());
+          return 1;
+        }
+        Accumulate(*more, r.scenario + " seed " + std::to_string(seed), &across);
+      }
+    }
     if (!json_dir.empty()) {
       std::ofstream(json_dir + "/" + r.scenario + ".json") << sim::ReportToText(r, false);
     }
@@ -198,5 +280,20 @@ int main(int argc, char** argv) {
               "rescales per change, fewer rescales than flink-compat on noisy load):\n\n");
   for (const std::string& n : target_notes) std::printf("%s\n", n.c_str());
   std::printf("\n%d target(s) missed\n", misses);
+  if (!across.empty()) {
+    std::printf("\nAcross seeds (every scenario with its own seed and each of --seeds; \"> 0.5 %%\" and\n"
+                "\"> 2 steps\" count runs that miss those targets):\n\n");
+    std::printf("| policy | runs | × oracle mean | worst (run) | SLO viol outside restarts, mean | "
+                "runs > 0.5 %% | runs > 2 steps | rescales | on noisy load |\n"
+                "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (const std::string& name : sim::ComparedPolicyNames()) {
+      auto it = across.find(name);
+      if (it == across.end()) continue;
+      const AcrossSeeds& a = it->second;
+      std::printf("| %s | %d | %.2f | %.2f (%s) | %.2f %% | %d | %d | %d | %d |\n", name.c_str(), a.runs,
+                  a.ratio_sum / a.runs, a.ratio_worst, a.worst_run.c_str(), a.outside_pct_sum / a.runs,
+                  a.outside_over_target, a.change_over_target, a.rescales, a.noisy_rescales);
+    }
+  }
   return 0;
 }

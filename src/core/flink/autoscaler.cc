@@ -246,10 +246,12 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
   // 2. Evaluate.
   const Millis restart_time = EffectiveRestartTime(state, o);
   bool backlog = false;
+  std::vector<std::string> evaluate_notes;
   TRIMTAB_ASSIGN_OR_RETURN(res.evaluated, EvaluateMetrics(in.topology, state.metric_window, o,
-                                                          restart_time, &backlog));
+                                                          restart_time, &backlog, &evaluate_notes));
   log.Note("evaluate", "restart time " + FormatFlinkDuration(restart_time) +
                            (backlog ? "; processing backlog: utilization band is [0, 1]" : ""));
+  for (std::string& note : evaluate_notes) log.Note("evaluate", std::move(note));
   for (const VertexInfo& v : in.topology.vertices) {
     const MetricMap& m = res.evaluated.vertices.at(v.id);
     log.Note("evaluate", v.id + ": TPR " + Num(Average(m, kMetricTrueProcessingRate)) +

@@ -246,6 +246,8 @@ StatusOr<AutoscalerOptions> ParseAutoscalerOptions(
                                    &o.observed_tpr_switch_threshold));
   TRIMTAB_RETURN_IF_ERROR(r.Int("observed-true-processing-rate.min-observations",
                                 &o.observed_tpr_min_observations));
+  TRIMTAB_RETURN_IF_ERROR(r.Double("step-detection.threshold", &o.step_detection_threshold));
+  TRIMTAB_RETURN_IF_ERROR(r.Duration("step-detection.interval", &o.step_detection_interval));
   TRIMTAB_RETURN_IF_ERROR(r.Bool("scaling.effectiveness.detection.enabled",
                                  &o.scaling_effectiveness_detection_enabled));
   TRIMTAB_RETURN_IF_ERROR(
@@ -307,6 +309,13 @@ StatusOr<AutoscalerOptions> ParseAutoscalerOptions(
   if (o.utilization_min) {
     TRIMTAB_RETURN_IF_ERROR(
         CheckRange(r.KeyOf("utilization.min"), *o.utilization_min, 0.0, o.target_utilization));
+  }
+  if (o.step_detection_threshold < 0) {
+    return InvalidArgumentError(r.KeyOf("step-detection.threshold") +
+                                ": must not be negative (0 turns step detection off)");
+  }
+  if (o.step_detection_interval <= Millis(0)) {
+    return InvalidArgumentError(r.KeyOf("step-detection.interval") + ": must be positive");
   }
   if (o.max_scale_down_factor < 0) {
     return InvalidArgumentError(r.KeyOf("scale-down.max-factor") + ": must not be negative");

@@ -85,6 +85,11 @@ struct AutoscalerOptions {
   Millis backlog_processing_lag_threshold{5 * 60 * 1000};
   Millis observed_tpr_lag_threshold{30 * 1000};
   double observed_tpr_switch_threshold = 0.15;
+  // trimtab extension (docs/eval-flink.md, "Step detection"): when a source's arrival rate over
+  // the latest `step_detection_interval` is above (1 + this) times its window rate, or below the
+  // window rate / (1 + this), the latest rate is its TARGET_DATA_RATE. 0 = off (upstream).
+  double step_detection_threshold = 0;
+  Millis step_detection_interval{60 * 1000};
   int observed_tpr_min_observations = 2;
   bool scaling_effectiveness_detection_enabled = false;
   double scaling_effectiveness_threshold = 0.1;

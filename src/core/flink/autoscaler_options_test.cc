@@ -149,12 +149,29 @@ TEST(AutoscalerOptionsTest, ErrorsNameTheKey) {
        "job.autoscaler.behavior.scale-up.policies: invalid policy"},
       {{{"job.autoscaler.behavior.scale-down.select-policy", "Largest"}},
        "job.autoscaler.behavior.scale-down.select-policy: invalid value"},
+      {{{"job.autoscaler.step-detection.threshold", "-0.1"}},
+       "job.autoscaler.step-detection.threshold: must not be negative"},
+      {{{"job.autoscaler.step-detection.interval", "0 s"}},
+       "job.autoscaler.step-detection.interval: must be positive"},
   };
   for (const Case& c : cases) {
     auto o = ParseAutoscalerOptions(c.conf);
     ASSERT_FALSE(o.ok()) << c.prefix;
     EXPECT_EQ(o.status().message().rfind(c.prefix, 0), 0u) << o.status().message();
   }
+}
+
+TEST(AutoscalerOptionsTest, StepDetectionKeys) {
+  auto off = ParseAutoscalerOptions({});
+  ASSERT_TRUE(off.ok());
+  EXPECT_EQ(off->step_detection_threshold, 0);  // upstream behaviour unless asked for
+  EXPECT_EQ(off->step_detection_interval, minutes(1));
+  auto on = ParseAutoscalerOptions({{"job.autoscaler.step-detection.threshold", "0.5"},
+                                    {"job.autoscaler.step-detection.interval", "2 min"}});
+  ASSERT_TRUE(on.ok()) << on.status().ToString();
+  EXPECT_EQ(on->step_detection_threshold, 0.5);
+  EXPECT_EQ(on->step_detection_interval, minutes(2));
+  EXPECT_TRUE(on->ignored_keys.empty());
 }
 
 TEST(AutoscalerOptionsTest, BehaviorKeys) {

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
+#include <string>
 
 namespace trimtab::core::flink {
 namespace {
@@ -19,6 +21,12 @@ double Lookup(const CollectedSample& s, const std::string& metric, const VertexI
   }
   auto it = m->find(metric);
   return it == m->end() ? kNaN : it->second;
+}
+
+std::string FormatRate(double v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.0f/s", v);
+  return buf;
 }
 
 double Seconds(Millis d) { return static_cast<double>(d.count() / 1000); }  // whole seconds
@@ -177,9 +185,31 @@ void ComputeProcessingRateThresholds(MetricMap* m, const AutoscalerOptions& o,
              TargetProcessingCapacity(*m, o, lower, true, restart_time));
 }
 
+double RecentArrivalRate(const Window& w, const VertexId& source, Millis interval) {
+  if (w.size() < 2) return kNaN;
+  const CollectedSample& latest = w.back();
+  const CollectedSample* from = nullptr;
+  for (auto it = w.rbegin() + 1; it != w.rend(); ++it) {
+    if (latest.time - it->time >= interval) {
+      from = &*it;
+      break;
+    }
+  }
+  if (from == nullptr) return kNaN;
+  const double in_now = Lookup(latest, kMetricNumRecordsIn, source);
+  const double in_then = Lookup(*from, kMetricNumRecordsIn, source);
+  if (std::isnan(in_now) || std::isnan(in_then)) return kNaN;
+  double lag_now = Lookup(latest, kMetricLag, source);
+  double lag_then = Lookup(*from, kMetricLag, source);
+  if (std::isnan(lag_now) || std::isnan(lag_then)) lag_now = lag_then = 0;
+  const double ms = static_cast<double>(std::chrono::duration_cast<Millis>(latest.time - from->time).count());
+  return 1000.0 * ((in_now - in_then) + (lag_now - lag_then)) / ms;
+}
+
 StatusOr<EvaluatedMetrics> EvaluateMetrics(const JobTopology& t, const Window& w,
                                            const AutoscalerOptions& o, Millis restart_time,
-                                           bool* processing_backlog) {
+                                           bool* processing_backlog,
+                                           std::vector<std::string>* notes) {
   EvaluatedMetrics out;
   const bool backlog = IsProcessingBacklog(t, w, o);
   if (processing_backlog) *processing_backlog = backlog;
@@ -196,7 +226,21 @@ StatusOr<EvaluatedMetrics> EvaluateMetrics(const JobTopology& t, const Window& w
                                        ": cannot evaluate metrics without ingestion rate "
                                        "information (NUM_RECORDS_IN needs two samples)");
       }
-      SetAverage(&m, kMetricTargetDataRate, std::max(0.0, ingestion));
+      double target = std::max(0.0, ingestion);
+      if (o.step_detection_threshold > 0) {
+        const double recent = RecentArrivalRate(w, v, o.step_detection_interval);
+        const double factor = 1 + o.step_detection_threshold;
+        if (recent > target * factor || recent < target / factor) {
+          if (notes) {
+            notes->push_back(v + ": step detected: arrival rate " + FormatRate(recent) +
+                             " over the last " + FormatFlinkDuration(o.step_detection_interval) +
+                             " vs " + FormatRate(target) + " over the window; target rate " +
+                             FormatRate(recent));
+          }
+          target = recent;
+        }
+      }
+      SetAverage(&m, kMetricTargetDataRate, target);
       double lag = Lookup(latest, kMetricLag, v);
       if (std::isnan(lag)) lag = 0;
       const double catch_up_sec = Seconds(o.catch_up_duration);

@@ -56,10 +56,20 @@ double TargetProcessingCapacity(const MetricMap& m, const AutoscalerOptions& o,
 void ComputeProcessingRateThresholds(MetricMap* m, const AutoscalerOptions& o,
                                      bool processing_backlog, Millis restart_time);
 
-// REQUIRES: w.size() >= 1. Fails when a source has no ingestion rate information.
+// A source's arrival rate (records read plus lag growth, per second) between the latest sample
+// and the newest one at least `interval` older; NaN when the window is not that long or lacks
+// NUM_RECORDS_IN at either end.
+double RecentArrivalRate(const Window& w, const VertexId& source, Millis interval);
+
+// REQUIRES: w.size() >= 1. Fails when a source has no ingestion rate information. With
+// o.step_detection_threshold > 0 (θ), a source whose RecentArrivalRate is above (1 + θ) times its
+// window rate, or below the window rate / (1 + θ), gets the recent rate as TARGET_DATA_RATE (a
+// step the window average would hide for a whole window); each such source adds a line to
+// `notes`.
 StatusOr<EvaluatedMetrics> EvaluateMetrics(const JobTopology& t, const Window& w,
                                            const AutoscalerOptions& o, Millis restart_time,
-                                           bool* processing_backlog = nullptr);
+                                           bool* processing_backlog = nullptr,
+                                           std::vector<std::string>* notes = nullptr);
 
 // Helpers to read/write an EvaluatedMetric as doubles (NaN = absent).
 double Current(const MetricMap& m, const std::string& name);

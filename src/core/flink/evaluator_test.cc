@@ -252,6 +252,75 @@ TEST(EvaluatorTest, OutputRatiosWithTwoInputs) {
   EXPECT_DOUBLE_EQ(ComputeEdgeOutputRatio(t, w, "op", "sink"), 0.5);
 }
 
+// Three samples a minute apart: the source reads `first` records/s in the first minute and
+// `second` in the second, its lag growing by `lag_growth`/s in the second.
+Window StepWindow(double first, double second, double lag_growth = 0) {
+  const double in1 = 60 * first, in2 = in1 + 60 * second;
+  auto sample = [](int64_t ms, double in, double lag) {
+    return Sample(ms, {{"source", {{kMetricNumRecordsIn, in}, {kMetricNumRecordsOut, in},
+                                   {kMetricLag, lag}, {kMetricLoad, .5}}},
+                       {"sink", {{kMetricNumRecordsIn, in}, {kMetricLoad, .5}}}});
+  };
+  return {sample(0, 0, 0), sample(60'000, in1, 0), sample(120'000, in2, 60 * lag_growth)};
+}
+
+TEST(EvaluatorTest, RecentArrivalRateCountsReadsAndLagGrowth) {
+  // The last minute: 300/s read while the lag grew by 100/s -> 400/s arrived.
+  const Window w = StepWindow(100, 300, 100);
+  EXPECT_DOUBLE_EQ(RecentArrivalRate(w, "source", std::chrono::minutes(1)), 400);
+  // Over two minutes: (6000 + 18000 + 6000) / 120 s.
+  EXPECT_DOUBLE_EQ(RecentArrivalRate(w, "source", std::chrono::minutes(2)), 250);
+  // No sample that far back, one sample, or no such vertex: unknown.
+  EXPECT_TRUE(std::isnan(RecentArrivalRate(w, "source", std::chrono::minutes(3))));
+  EXPECT_TRUE(std::isnan(RecentArrivalRate({w.back()}, "source", std::chrono::minutes(1))));
+  EXPECT_TRUE(std::isnan(RecentArrivalRate(w, "nope", std::chrono::minutes(1))));
+}
+
+TEST(EvaluatorTest, StepDetectionUsesTheRecentRateBeyondTheThreshold) {
+  JobTopology t = SourceSink();
+  AutoscalerOptions o;
+  o.catch_up_duration = Millis(0);
+  std::vector<std::string> notes;
+
+  // Off (upstream): the window rate, (6000 + 18000) / 120 s = 200/s.
+  auto e = EvaluateMetrics(t, StepWindow(100, 300), o, Millis(0), nullptr, &notes);
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  EXPECT_DOUBLE_EQ(Average(e->vertices.at("source"), kMetricTargetDataRate), 200);
+  EXPECT_TRUE(notes.empty());
+
+  // A step up: 300 > 1.4 x 200 -> the recent rate, for the source and downstream.
+  o.step_detection_threshold = 0.4;
+  e = EvaluateMetrics(t, StepWindow(100, 300), o, Millis(0), nullptr, &notes);
+  ASSERT_TRUE(e.ok());
+  EXPECT_DOUBLE_EQ(Average(e->vertices.at("source"), kMetricTargetDataRate), 300);
+  EXPECT_DOUBLE_EQ(Average(e->vertices.at("sink"), kMetricTargetDataRate), 300);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0],
+            "source: step detected: arrival rate 300/s over the last 1 min vs 200/s over the "
+            "window; target rate 300/s");
+
+  // Within the threshold either way: the window rate.
+  notes.clear();
+  e = EvaluateMetrics(t, StepWindow(100, 130), o, Millis(0), nullptr, &notes);
+  ASSERT_TRUE(e.ok());
+  EXPECT_DOUBLE_EQ(Average(e->vertices.at("source"), kMetricTargetDataRate), 115);
+  EXPECT_TRUE(notes.empty());
+
+  // A step down: 100 < 200 / 1.4 -> the recent rate.
+  e = EvaluateMetrics(t, StepWindow(300, 100), o, Millis(0), nullptr, &notes);
+  ASSERT_TRUE(e.ok());
+  EXPECT_DOUBLE_EQ(Average(e->vertices.at("source"), kMetricTargetDataRate), 100);
+  EXPECT_EQ(notes.size(), 1u);
+
+  // A window shorter than the interval: nothing to compare, the window rate.
+  notes.clear();
+  o.step_detection_interval = std::chrono::minutes(5);
+  e = EvaluateMetrics(t, StepWindow(100, 300), o, Millis(0), nullptr, &notes);
+  ASSERT_TRUE(e.ok());
+  EXPECT_DOUBLE_EQ(Average(e->vertices.at("source"), kMetricTargetDataRate), 200);
+  EXPECT_TRUE(notes.empty());
+}
+
 TEST(CollectSampleTest, LoadRoundingLagAndObservedTpr) {
   JobTopology t = SourceSink();
   AutoscalerOptions o;  // observed TPR lag threshold 30 s

@@ -14,6 +14,7 @@ StatusOr<RestartCostGateOptions> ParseRestartCostGateOptions(const Json& config,
   TRIMTAB_RETURN_IF_ERROR(r.OptionalDouble("restartSeconds", &o.restart_seconds));
   TRIMTAB_RETURN_IF_ERROR(
       r.OptionalDouble("scaleDownRecordsPerSlotSecond", &o.scale_down_records_per_slot_second));
+  TRIMTAB_RETURN_IF_ERROR(r.OptionalDouble("approveAboveLagSeconds", &o.approve_above_lag_seconds));
   TRIMTAB_RETURN_IF_ERROR(r.OptionalBool("slotSharing", &o.slot_sharing));
   TRIMTAB_RETURN_IF_ERROR(r.NoUnknownFields());
   if (!(o.period_seconds > 0)) {
@@ -24,6 +25,9 @@ StatusOr<RestartCostGateOptions> ParseRestartCostGateOptions(const Json& config,
   }
   if (!(o.scale_down_records_per_slot_second >= 0)) {
     return InvalidArgumentError(r.FieldPath("scaleDownRecordsPerSlotSecond") + ": must be >= 0");
+  }
+  if (!(o.approve_above_lag_seconds >= 0)) {
+    return InvalidArgumentError(r.FieldPath("approveAboveLagSeconds") + ": must be >= 0 (0 = off)");
   }
   return o;
 }

@@ -13,16 +13,19 @@ using ::testing::HasSubstr;
 TEST(RestartCostGateConfigTest, Parses) {
   auto o = ParseRestartCostGateOptions(
       Json::parse(R"({"periodSeconds": 600, "restartSeconds": 45,
-                      "scaleDownRecordsPerSlotSecond": 2.5, "slotSharing": false})"),
+                      "scaleDownRecordsPerSlotSecond": 2.5, "approveAboveLagSeconds": 30,
+                      "slotSharing": false})"),
       "c");
   ASSERT_TRUE(o.ok()) << o.status().ToString();
   EXPECT_EQ(o->period_seconds, 600);
   EXPECT_EQ(o->restart_seconds, 45);
   EXPECT_EQ(o->scale_down_records_per_slot_second, 2.5);
+  EXPECT_EQ(o->approve_above_lag_seconds, 30);
   EXPECT_FALSE(o->slot_sharing);
   auto d = ParseRestartCostGateOptions(Json::object(), "c");
   EXPECT_EQ(d->period_seconds, 3600);
   EXPECT_EQ(d->restart_seconds, 60);
+  EXPECT_EQ(d->approve_above_lag_seconds, 0);
 }
 
 TEST(RestartCostGateConfigTest, Rejects) {
@@ -32,6 +35,9 @@ TEST(RestartCostGateConfigTest, Rejects) {
   EXPECT_THAT(ParseRestartCostGateOptions(Json::parse(R"({"restartSeconds": -1})"), "c")
                   .status().message(),
               HasSubstr("c.restartSeconds: must be >= 0"));
+  EXPECT_THAT(ParseRestartCostGateOptions(Json::parse(R"({"approveAboveLagSeconds": -5})"), "c")
+                  .status().message(),
+              HasSubstr("c.approveAboveLagSeconds: must be >= 0 (0 = off)"));
   EXPECT_THAT(ParseRestartCostGateOptions(Json::parse(R"({"period": 1})"), "c").status().message(),
               HasSubstr("c.period"));
 }

@@ -68,6 +68,13 @@ StatusOr<core::ExecutorResult> RestartCostGate::Execute(const core::ExecutorCont
     lag += VertexMetric(context, summaries, v.id, core::kMetricLag, false).value_or(0);
   }
 
+  if (scale_up && options_.approve_above_lag_seconds > 0 && input_rate > 0 &&
+      lag / input_rate > options_.approve_above_lag_seconds) {
+    return core::ExecutorResult::Approve(
+        "backlog of " + Fixed0(lag / input_rate) + "s of input is above approveAboveLagSeconds " +
+        Fixed0(options_.approve_above_lag_seconds) + "s: the scale-up is not weighed against its restart");
+  }
+
   double benefit = 0;
   if (scale_up) {
     // TRUE_PROCESSING_RATE is in records/s into the vertex; a vertex behind a selective operator

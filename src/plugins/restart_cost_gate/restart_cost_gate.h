@@ -15,6 +15,10 @@
 //   demand    = L + R * period                L = sum of the sources' LAG (records)
 //   benefit   = min(after * period, demand) - min(before * period, demand)
 //
+// A scale-up while the backlog is above approveAboveLagSeconds of input (L / R; 0 = never) is
+// approved without the comparison: a saturated bottleneck reports about the input rate as its
+// TRUE_PROCESSING_RATE, so the capacity model cannot see what the backlog shows.
+//
 // Scale-downs are not gated unless scaleDownRecordsPerSlotSecond > 0: then freed slots count as a
 // benefit of freed_slots * period * that value (how many records one slot-second is worth).
 // benefit < cost -> veto; otherwise approve. A missing TARGET_DATA_RATE of a source, or a missing
@@ -22,7 +26,7 @@
 // benefit); an unchanged vertex without them is left out of the minimum.
 //
 // Config: {"periodSeconds": 3600, "restartSeconds": 60, "scaleDownRecordsPerSlotSecond": 0,
-//          "slotSharing": true}
+//          "approveAboveLagSeconds": 0, "slotSharing": true}
 //
 // Thread-safety: immutable after construction.
 #pragma once
@@ -43,6 +47,7 @@ struct RestartCostGateOptions {
   double period_seconds = 3600;  // horizon over which a rescale must pay off (> 0)
   double restart_seconds = 60;   // expected downtime of a rescale (>= 0)
   double scale_down_records_per_slot_second = 0;  // 0: scale-downs are not gated
+  double approve_above_lag_seconds = 0;  // scale-ups above this backlog (s of input) pass; 0: off
   bool slot_sharing = true;      // slots = max parallelism (true) or sum (false)
 };
 

@@ -71,6 +71,26 @@ TEST(RestartCostGateTest, NoDeficitNoBenefit) {
             "(60s downtime at 1000 records/s)");
 }
 
+TEST(RestartCostGateTest, BacklogAboveApproveAboveLagSecondsPassesUnweighed) {
+  // A saturated bottleneck reports about the input rate as its capacity: the model sees no
+  // benefit (veto above), but 45 s of input waiting says otherwise.
+  RestartCostGateOptions o;
+  o.approve_above_lag_seconds = 30;
+  auto r = Gate(Context(1200, 45000), {{"v1", Summary(2, 4)}}, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->verdict, ChainVerdict::kApprove);
+  EXPECT_EQ(r->reason,
+            "backlog of 45s of input is above approveAboveLagSeconds 30s: the scale-up is not "
+            "weighed against its restart");
+  // At or below the threshold the comparison decides (and vetoes).
+  EXPECT_EQ(Gate(Context(1200, 30000), {{"v1", Summary(2, 4)}}, o)->verdict, ChainVerdict::kVeto);
+  // Off (the default): the same backlog does not bypass the comparison.
+  EXPECT_EQ(Gate(Context(1200, 45000), {{"v1", Summary(2, 4)}})->verdict, ChainVerdict::kVeto);
+  // Scale-downs are never waved through by a backlog.
+  o.scale_down_records_per_slot_second = 0.001;
+  EXPECT_EQ(Gate(Context(1200, 45000), {{"v1", Summary(4, 2)}}, o)->verdict, ChainVerdict::kVeto);
+}
+
 TEST(RestartCostGateTest, SmallBacklogBelowCostIsVetoedLargerPasses) {
   // Capacity equals input; the only gain is clearing the backlog.
   auto small = Gate(Context(1000, 30000), {{"v1", Summary(2, 4)}});
