@@ -18,11 +18,7 @@ std::string Fmt(const char* format, double v) {
   return buf;
 }
 
-std::string Num(double v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-  return Fmt("%.6g", v);
-}
+std::string Num(double v) { return FormatLogNumber(v); }
 
 }  // namespace
 

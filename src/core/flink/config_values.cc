@@ -1,6 +1,7 @@
 #include "core/flink/config_values.h"
 
 #include <cctype>
+#include <charconv>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -196,6 +197,16 @@ std::vector<std::string> ParseFlinkList(std::string_view value) {
     start = end + 1;
   }
   return out;
+}
+
+std::string FormatLogNumber(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  // std::to_chars with a precision formats exactly as printf's %.6g, without the locale and
+  // format-string work (a decision log formats a few dozen numbers per cycle).
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 6);
+  return std::string(buf, r.ptr);
 }
 
 }  // namespace trimtab::core::flink

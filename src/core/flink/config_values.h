@@ -28,6 +28,9 @@ using Millis = std::chrono::milliseconds;
 StatusOr<Millis> ParseFlinkDuration(std::string_view key, std::string_view value);
 // Formats as Flink prints durations: the largest exact unit ("5 min", "90 s", "250 ms", "0 ms").
 std::string FormatFlinkDuration(Millis d);
+// A number for decision logs: printf's %.6g ("0.829167", "3.1e+06"), "NaN", "Infinity",
+// "-Infinity" (as Java prints doubles that are not finite).
+std::string FormatLogNumber(double v);
 
 // "true"/"false", case-insensitive.
 StatusOr<bool> ParseFlinkBool(std::string_view key, std::string_view value);

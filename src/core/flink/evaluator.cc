@@ -54,20 +54,21 @@ void SetAverage(MetricMap* m, const std::string& name, double v) {
 }
 
 double GetRate(const Window& w, const std::string& metric, const VertexId& vertex) {
-  double first = kNaN, last = kNaN;
-  TimePoint first_ts{}, last_ts{};
-  for (const CollectedSample& s : w) {
-    const double v = Lookup(s, metric, vertex);
-    if (std::isnan(v)) continue;
-    if (std::isnan(first)) {
-      first = v;
-      first_ts = s.time;
-    } else {
-      last = v;
-      last_ts = s.time;
-    }
+  // The oldest and the newest sample that have the metric (two different samples).
+  size_t first_at = 0;
+  double first = kNaN;
+  for (; first_at < w.size(); ++first_at) {
+    first = Lookup(w[first_at], metric, vertex);
+    if (!std::isnan(first)) break;
   }
-  if (std::isnan(last)) return kNaN;
+  double last = kNaN;
+  size_t last_at = w.size();
+  while (last_at > first_at + 1) {
+    last = Lookup(w[--last_at], metric, vertex);
+    if (!std::isnan(last)) break;
+  }
+  if (std::isnan(first) || std::isnan(last)) return kNaN;
+  const TimePoint first_ts = w[first_at].time, last_ts = w[last_at].time;
   const int64_t diff_ms =
       std::max<int64_t>(1, std::chrono::duration_cast<Millis>(last_ts - first_ts).count());
   return 1000.0 * (last - first) / static_cast<double>(diff_ms);

@@ -11,13 +11,7 @@
 namespace trimtab::core::flink {
 namespace {
 
-std::string Num(double v) {
-  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-  if (std::isnan(v)) return "NaN";
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.6g", v);
-  return buf;
-}
+std::string Num(double v) { return FormatLogNumber(v); }
 
 }  // namespace
 
