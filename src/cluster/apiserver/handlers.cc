@@ -44,9 +44,13 @@ HttpResponse ApiHandler::Route(const HttpRequest& request) {
       return HttpResponse::Text(200, "ok");
     }
   }
-  if (path == "/openapi/v2") {
-    return ErrorResponse(ApiError{404, "NotFound", "the server could not find the requested resource",
-                                  nullptr});
+  if (path == "/openapi/v2" || path == "/openapi/v2/") {
+    if (request.method != "GET") return ErrorResponse(MethodNotAllowed("only GET is allowed"));
+    auto [type, body] = ServeOpenApiV2(request.Header("Accept"),
+                                       VersionInfo()["gitVersion"].get<std::string>());
+    HttpResponse res = HttpResponse::Text(200, std::move(body), type);
+    res.headers.emplace_back("Vary", "Accept");
+    return res;
   }
   if (request.method == "GET") {
     if (path.rfind("/openapi/", 0) == 0 || path == "/openapi") {

@@ -2,7 +2,7 @@
 //
 //   /version /healthz /readyz /livez             fixed documents
 //   /api /apis /api/v1 /apis/<g>[/<v>]           discovery (discovery.h)
-//   /openapi/v3[/...]                            OpenAPI (openapi.h); /openapi/v2 is 404
+//   /openapi/v3[/...], /openapi/v2                OpenAPI (openapi.h); v2 has no definitions
 //   /api/v1/..., /apis/<g>/<v>/...               resources: get, list (Table on request), watch,
 //                                                create, update, patch (json, merge, strategic,
 //                                                apply), delete, deletecollection; subresources

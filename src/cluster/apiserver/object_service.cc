@@ -409,7 +409,15 @@ ApiResult<Json> ObjectService::WriteUpdate(const ResourceType& type, std::string
   const Json cur_meta = Lookup(current, {"metadata"});
   std::string current_rv = cur_meta.value("resourceVersion", "");
   std::string desired_rv = MetaString(desired, "resourceVersion");
-  if (!desired_rv.empty() && desired_rv != current_rv) return Conflict(type, name);
+  const bool conflicts = !desired_rv.empty() && desired_rv != current_rv;
+  if (conflicts && options.field_validation == "Strict" && subresource.empty()) {
+    // kube-apiserver decodes the body strictly before its storage compares resourceVersions, so
+    // an unknown field is a 400 even when the update would also conflict. (Schema errors, 422,
+    // come after the conflict check, below.)
+    auto strict = Validate(type, desired, options);
+    if (!strict.ok() && strict.error().code == 400) return strict.error();
+  }
+  if (conflicts) return Conflict(type, name);
   std::string desired_name = MetaString(desired, "name");
   if (!desired_name.empty() && desired_name != name) {
     return BadRequest("the name of the object (" + desired_name +

@@ -380,4 +380,47 @@ std::optional<std::pair<std::string, std::string>> ServeOpenApi(const ResourceRe
   return std::make_pair(std::string("application/json"), GroupVersionDocument(it->second).dump());
 }
 
+namespace {
+
+// Protocol buffers wire format, just what the v2 document needs: length-delimited fields.
+void AppendVarint(std::string* out, uint64_t v) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+void AppendField(std::string* out, int field, std::string_view bytes) {
+  AppendVarint(out, (static_cast<uint64_t>(field) << 3) | 2);  // wire type 2: length-delimited
+  AppendVarint(out, bytes.size());
+  out->append(bytes);
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> ServeOpenApiV2(std::string_view accept,
+                                                   const std::string& version) {
+  const std::string title = "Kubernetes (trimtab local)";
+  if (accept.find("protobuf") != std::string_view::npos) {
+    // openapi.v2.Document: swagger = 1, info = 2 (Info: title = 1, version = 2), paths = 8,
+    // definitions = 9 (both empty messages).
+    std::string info;
+    AppendField(&info, 1, title);
+    AppendField(&info, 2, version);
+    std::string doc;
+    AppendField(&doc, 1, "2.0");
+    AppendField(&doc, 2, info);
+    AppendField(&doc, 8, "");
+    AppendField(&doc, 9, "");
+    // The response type is spelled with a dot: Go's mime parser rejects the "@" of the Accept form.
+    return {"application/com.github.proto-openapi.spec.v2.v1.0+protobuf", std::move(doc)};
+  }
+  Json doc = {{"swagger", "2.0"},
+              {"info", {{"title", title}, {"version", version}}},
+              {"paths", Json::object()},
+              {"definitions", Json::object()}};
+  return {"application/json", doc.dump()};
+}
+
 }  // namespace trimtab::cluster

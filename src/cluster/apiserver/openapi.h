@@ -31,6 +31,16 @@ namespace trimtab::cluster {
 std::optional<std::pair<std::string, std::string>> ServeOpenApi(const ResourceRegistry& registry,
                                                                 std::string_view path);
 
+// GET /openapi/v2: an OpenAPI 2.0 document without definitions, as protobuf (the gnostic
+// openapi.v2.Document that kubectl asks for with Accept: application/com.github.proto-openapi.
+// spec.v2@v1.0+protobuf) or JSON otherwise. kubectl validates a `kind: List` file on the client
+// against this document (lists have no server-side field validation); a kind with no definition
+// is skipped there, and each item is then sent with fieldValidation and checked by the server as
+// a single object would be. `version` is the server's gitVersion (info.version). Returns
+// {content-type, body}.
+std::pair<std::string, std::string> ServeOpenApiV2(std::string_view accept,
+                                                   const std::string& version);
+
 // The components.schemas name of a type's schema: "io.k8s.api.apps.v1.Deployment" for built-in
 // kinds, the reversed group for CRDs ("org.apache.flink.v1beta1.FlinkDeployment").
 std::string OpenApiDefinitionName(const ResourceType& type);

@@ -98,8 +98,8 @@ def cluster_objects(name, job_id, savepoint_path=None, shutdown_on_finish=True):
 
 
 def as_stream(objects):
-    # Concatenated JSON documents, which kubectl decodes one by one. (A `kind: List` makes
-    # kubectl 1.32 validate against /openapi/v2, which trimtab local does not serve.)
+    # Concatenated JSON documents, which kubectl decodes one by one (a `kind: List` works too;
+    # kubectl_e2e covers it).
     return "\n".join(json.dumps(o) for o in objects)
 
 

@@ -254,6 +254,27 @@ def main():
             expect(obj["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:1.26", obj)
         c.run("deployment apply, get, re-apply", deployment_lifecycle)
 
+        def list_round_trip():
+            # `get -o yaml` of several objects prints a v1 List; applying that file back is a
+            # common way to copy or restore objects. kubectl validates a List on the client
+            # against /openapi/v2 (protobuf), then sends each item on its own.
+            k.out("create", "configmap", "copy-a", "--from-literal=x=1", "-n", NS)
+            k.out("create", "configmap", "copy-b", "--from-literal=y=2", "-n", NS)
+            listed = k.out("get", "configmap", "copy-a", "copy-b", "-n", NS, "-o", "yaml")
+            expect(listed.startswith("apiVersion: v1\nitems:"), listed[:80])
+            k.out("delete", "configmap", "copy-a", "copy-b", "-n", NS)
+            out = k.out("apply", "-f", "-", stdin=listed)
+            expect_in("configmap/copy-a created", out)
+            expect_in("configmap/copy-b created", out)
+            expect(k.json("get", "configmap", "copy-b", "-n", NS)["data"] == {"y": "2"}, "copy-b data")
+            # The items are still validated, by the server: an unknown field is refused.
+            bad = listed.replace("  data:\n    x:", "  colour: blue\n  data:\n    x:", 1)
+            expect(bad != listed, "could not insert the unknown field")
+            p = k.run("apply", "-f", "-", stdin=bad, ok=False)
+            expect(p.returncode != 0, "an unknown field in a List item was accepted")
+            expect_in('unknown field "colour"', p.stderr, "stderr")
+        c.run("a get -o yaml List applies back; its items are validated", list_round_trip)
+
         def scale():
             out = k.out("scale", "deploy", "web", "--replicas=3", "-n", NS)
             expect_in("deployment.apps/web scaled", out)
