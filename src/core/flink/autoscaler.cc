@@ -243,8 +243,10 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
   const Millis restart_time = EffectiveRestartTime(state, o);
   bool backlog = false;
   std::vector<std::string> evaluate_notes;
-  TRIMTAB_ASSIGN_OR_RETURN(res.evaluated, EvaluateMetrics(in.topology, state.metric_window, o,
-                                                          restart_time, &backlog, &evaluate_notes));
+  bool step_pending = false;
+  TRIMTAB_ASSIGN_OR_RETURN(res.evaluated,
+                           EvaluateMetrics(in.topology, state.metric_window, o, restart_time,
+                                           &backlog, &evaluate_notes, &step_pending));
   log.Note("evaluate", "restart time " + FormatFlinkDuration(restart_time) +
                            (backlog ? "; processing backlog: utilization band is [0, 1]" : ""));
   for (std::string& note : evaluate_notes) log.Note("evaluate", std::move(note));
@@ -275,6 +277,16 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
     log.outcome = CycleOutcome::kWindowNotFull;
     log.Note("evaluate", "metric window not full until " + FormatRfc3339(ws.window_full_time) +
                              ": no scaling decision yet");
+    res.state = std::move(state);
+    return res;
+  }
+
+  if (step_pending) {
+    // A rescale sized from a window average that a step has made stale would be followed by a
+    // second one a window later; one more interval tells a step from a noisy minute.
+    log.outcome = CycleOutcome::kNoChange;
+    log.Note("decide", "a source's input may have stepped: no scaling decision until the next "
+                       "interval confirms it (step-detection)");
     res.state = std::move(state);
     return res;
   }

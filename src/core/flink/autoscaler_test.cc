@@ -3,6 +3,7 @@
 // behavior rules built on the HPA engine.
 #include "core/flink/autoscaler.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -76,6 +77,47 @@ TEST(AutoscalerCycleTest, ParsedOptionsAreUsedInsteadOfParsingAgain) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("job.autoscaler.metrics.window"), std::string::npos)
       << bad.status().ToString();
+}
+
+TEST(AutoscalerCycleTest, PossibleStepHoldsTheDecisionUntilConfirmed) {
+  // Five minutes at 100/s (90 % busy), then 170/s: 1.7x, beyond step-detection's 1.4 but not
+  // 1.96. The first cycle after it only waits; the next, with a second minute at 170/s, scales
+  // for 170/s.
+  auto at = [](int minute, double records_in) {
+    RawSample s;
+    s.time = kT0 + minutes(minute);
+    s.vertices["src"] = {.busy_time_max = 900, .num_records_in = records_in, .pending_records = 0};
+    return s;
+  };
+  std::vector<RawSample> first;
+  double in = 0;
+  for (int m = 0; m <= 5; ++m) {
+    first.push_back(at(m, in));
+    in += 60 * (m < 4 ? 100 : 170);
+  }
+  AutoscalerInput a = Input(2, kT0 + minutes(5), first);
+  a.configuration["job.autoscaler.metrics.window"] = "5 min";
+  a.configuration["job.autoscaler.utilization.target"] = "0.9";
+  a.configuration["job.autoscaler.step-detection.threshold"] = "0.4";
+  auto held = RunAutoscalerCycle(a, AutoscalerState{});
+  ASSERT_TRUE(held.ok()) << held.status().ToString();
+  EXPECT_EQ(held->log.outcome, CycleOutcome::kNoChange);
+  EXPECT_TRUE(held->summaries.empty());
+  const std::vector<std::string>& notes = held->log.stages["evaluate"];
+  EXPECT_NE(std::find(notes.begin(), notes.end(),
+                      "src: possible step: arrival rate 170/s over the last 1 min vs 100/s before; "
+                      "one more interval to confirm it"),
+            notes.end());
+
+  AutoscalerInput b = a;
+  b.now = kT0 + minutes(6);
+  b.samples = {at(6, in)};
+  auto scaled = RunAutoscalerCycle(b, held->state);
+  ASSERT_TRUE(scaled.ok()) << scaled.status().ToString();
+  ASSERT_EQ(scaled->log.outcome, CycleOutcome::kScale);
+  // Target 170/s at 90 % against TPR = window rate / 0.9 busy -> about 1.3x the parallelism.
+  EXPECT_DOUBLE_EQ(Average(scaled->evaluated.vertices.at("src"), kMetricTargetDataRate), 170);
+  EXPECT_GT(scaled->summaries.at("src").new_parallelism, 2);
 }
 
 TEST(AutoscalerCycleTest, JobNotRunningKeepsStateUntouched) {

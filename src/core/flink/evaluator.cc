@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <string>
 
 namespace trimtab::core::flink {
@@ -186,31 +187,99 @@ void ComputeProcessingRateThresholds(MetricMap* m, const AutoscalerOptions& o,
              TargetProcessingCapacity(*m, o, lower, true, restart_time));
 }
 
-double RecentArrivalRate(const Window& w, const VertexId& source, Millis interval) {
-  if (w.size() < 2) return kNaN;
-  const CollectedSample& latest = w.back();
-  const CollectedSample* from = nullptr;
-  for (auto it = w.rbegin() + 1; it != w.rend(); ++it) {
-    if (latest.time - it->time >= interval) {
-      from = &*it;
-      break;
+std::optional<ArrivalSpan> ArrivalBetween(const Window& w, const VertexId& source, size_t begin,
+                                          size_t end) {
+  if (begin >= end || end >= w.size()) return std::nullopt;
+  const double in_end = Lookup(w[end], kMetricNumRecordsIn, source);
+  const double in_begin = Lookup(w[begin], kMetricNumRecordsIn, source);
+  if (std::isnan(in_end) || std::isnan(in_begin)) return std::nullopt;
+  double lag_end = Lookup(w[end], kMetricLag, source);
+  double lag_begin = Lookup(w[begin], kMetricLag, source);
+  if (std::isnan(lag_end) || std::isnan(lag_begin)) lag_end = lag_begin = 0;
+  const double seconds =
+      static_cast<double>(std::chrono::duration_cast<Millis>(w[end].time - w[begin].time).count()) /
+      1000.0;
+  if (!(seconds > 0)) return std::nullopt;
+  return ArrivalSpan{((in_end - in_begin) + (lag_end - lag_begin)) / seconds, seconds, begin};
+}
+
+std::vector<ArrivalSpan> RecentArrivalSpans(const Window& w, const VertexId& source,
+                                            Millis interval, int count) {
+  std::vector<ArrivalSpan> spans;
+  if (w.empty()) return spans;
+  size_t end = w.size() - 1;
+  while (static_cast<int>(spans.size()) < count) {
+    // The newest sample at least `interval` older than the span's end.
+    size_t begin = end;
+    while (begin > 0 && w[end].time - w[begin].time < interval) --begin;
+    if (w[end].time - w[begin].time < interval) break;
+    std::optional<ArrivalSpan> span = ArrivalBetween(w, source, begin, end);
+    if (!span) break;
+    spans.push_back(*span);
+    end = begin;
+  }
+  return spans;
+}
+
+namespace {
+
+struct StepCheck {
+  bool pending = false;  // only the last interval is beyond the threshold: wait for the next
+  double rate = 0;       // the new arrival rate, when not pending
+  std::string note;
+};
+
+// Step detection for one source (evaluator.h). Recent intervals are compared with the arrival
+// rate of the window before them, not with the whole window, which they already pull along.
+std::optional<StepCheck> CheckStep(const Window& w, const VertexId& source,
+                                   const AutoscalerOptions& o) {
+  const std::vector<ArrivalSpan> spans = RecentArrivalSpans(w, source, o.step_detection_interval, 2);
+  if (spans.empty()) return std::nullopt;
+  const double factor = 1 + o.step_detection_threshold;
+  auto beyond = [&](double rate, double base, double f) { return rate > base * f || rate < base / f; };
+  const std::string interval = FormatFlinkDuration(o.step_detection_interval);
+
+  // Confirmed: the last two intervals both beyond the threshold, on the same side, against the
+  // window before them.
+  if (spans.size() == 2) {
+    if (std::optional<ArrivalSpan> before = ArrivalBetween(w, source, 0, spans[1].begin)) {
+      const double last = spans[0].rate, prev = spans[1].rate, base = before->rate;
+      if (beyond(prev, base, factor) && beyond(last, base, factor) &&
+          (prev > base) == (last > base)) {
+        const double rate = (last * spans[0].seconds + prev * spans[1].seconds) /
+                            (spans[0].seconds + spans[1].seconds);
+        return StepCheck{false, rate,
+                         "step detected: arrival rate " + FormatRate(prev) + " then " +
+                             FormatRate(last) + " over the last two " + interval + " vs " +
+                             FormatRate(base) + " before; target rate " + FormatRate(rate)};
+      }
     }
   }
-  if (from == nullptr) return kNaN;
-  const double in_now = Lookup(latest, kMetricNumRecordsIn, source);
-  const double in_then = Lookup(*from, kMetricNumRecordsIn, source);
-  if (std::isnan(in_now) || std::isnan(in_then)) return kNaN;
-  double lag_now = Lookup(latest, kMetricLag, source);
-  double lag_then = Lookup(*from, kMetricLag, source);
-  if (std::isnan(lag_now) || std::isnan(lag_then)) lag_now = lag_then = 0;
-  const double ms = static_cast<double>(std::chrono::duration_cast<Millis>(latest.time - from->time).count());
-  return 1000.0 * ((in_now - in_then) + (lag_now - lag_then)) / ms;
+  // The last interval alone against the window before it: at once when beyond the threshold
+  // twice over, else pending.
+  std::optional<ArrivalSpan> before_last = ArrivalBetween(w, source, 0, spans[0].begin);
+  if (!before_last) return std::nullopt;
+  const double last = spans[0].rate;
+  const double base1 = before_last->rate;
+  if (beyond(last, base1, factor * factor)) {
+    return StepCheck{false, last,
+                     "step detected: arrival rate " + FormatRate(last) + " over the last " +
+                         interval + " vs " + FormatRate(base1) + " before; target rate " +
+                         FormatRate(last)};
+  }
+  if (!beyond(last, base1, factor)) return std::nullopt;
+  return StepCheck{true, 0,
+                   "possible step: arrival rate " + FormatRate(last) + " over the last " +
+                       interval + " vs " + FormatRate(base1) +
+                       " before; one more interval to confirm it"};
 }
+
+}  // namespace
 
 StatusOr<EvaluatedMetrics> EvaluateMetrics(const JobTopology& t, const Window& w,
                                            const AutoscalerOptions& o, Millis restart_time,
                                            bool* processing_backlog,
-                                           std::vector<std::string>* notes) {
+                                           std::vector<std::string>* notes, bool* step_pending) {
   EvaluatedMetrics out;
   const bool backlog = IsProcessingBacklog(t, w, o);
   if (processing_backlog) *processing_backlog = backlog;
@@ -229,16 +298,10 @@ StatusOr<EvaluatedMetrics> EvaluateMetrics(const JobTopology& t, const Window& w
       }
       double target = std::max(0.0, ingestion);
       if (o.step_detection_threshold > 0) {
-        const double recent = RecentArrivalRate(w, v, o.step_detection_interval);
-        const double factor = 1 + o.step_detection_threshold;
-        if (recent > target * factor || recent < target / factor) {
-          if (notes) {
-            notes->push_back(v + ": step detected: arrival rate " + FormatRate(recent) +
-                             " over the last " + FormatFlinkDuration(o.step_detection_interval) +
-                             " vs " + FormatRate(target) + " over the window; target rate " +
-                             FormatRate(recent));
-          }
-          target = recent;
+        if (std::optional<StepCheck> step = CheckStep(w, v, o); step) {
+          if (step->pending && step_pending) *step_pending = true;
+          if (notes) notes->push_back(v + ": " + step->note);
+          if (!step->pending) target = step->rate;
         }
       }
       SetAverage(&m, kMetricTargetDataRate, target);

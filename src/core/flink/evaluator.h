@@ -8,6 +8,7 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,20 +57,37 @@ double TargetProcessingCapacity(const MetricMap& m, const AutoscalerOptions& o,
 void ComputeProcessingRateThresholds(MetricMap* m, const AutoscalerOptions& o,
                                      bool processing_backlog, Millis restart_time);
 
-// A source's arrival rate (records read plus lag growth, per second) between the latest sample
-// and the newest one at least `interval` older; NaN when the window is not that long or lacks
-// NUM_RECORDS_IN at either end.
-double RecentArrivalRate(const Window& w, const VertexId& source, Millis interval);
+// A source's arrival rate (records read plus lag growth, per second) over consecutive spans of
+// the window, newest first: the first ends at the latest sample and starts at the newest sample at
+// least `interval` older; each next one ends where the previous one started. At most `count`;
+// fewer when the window is too short or a sample lacks NUM_RECORDS_IN.
+struct ArrivalSpan {
+  double rate = 0;     // records/s
+  double seconds = 0;  // the span's length
+  size_t begin = 0;    // index in the window of the span's first sample
+};
+std::vector<ArrivalSpan> RecentArrivalSpans(const Window& w, const VertexId& source,
+                                            Millis interval, int count);
+// The arrival rate between samples `begin` and `end` of the window; nullopt when begin >= end or
+// either lacks NUM_RECORDS_IN.
+std::optional<ArrivalSpan> ArrivalBetween(const Window& w, const VertexId& source, size_t begin,
+                                          size_t end);
 
-// REQUIRES: w.size() >= 1. Fails when a source has no ingestion rate information. With
-// o.step_detection_threshold > 0 (θ), a source whose RecentArrivalRate is above (1 + θ) times its
-// window rate, or below the window rate / (1 + θ), gets the recent rate as TARGET_DATA_RATE (a
-// step the window average would hide for a whole window); each such source adds a line to
-// `notes`.
+// REQUIRES: w.size() >= 1. Fails when a source has no ingestion rate information.
+//
+// Step detection (o.step_detection_threshold = θ > 0; docs/eval-flink.md): a source's arrival
+// rate over the last step_detection_interval is compared with its rate over the window before
+// that interval. Beyond (1 + θ)² times (or below 1 / (1 + θ)²): a step, taken at once. Beyond
+// (1 + θ): a step if the interval before it was beyond (1 + θ) of the window before *it*, on the
+// same side; the rate over both intervals is then the target; otherwise the step is pending:
+// `*step_pending` is set and the caller should not decide this cycle. A detected step replaces
+// the source's TARGET_DATA_RATE (downstream vertices follow through the output ratios). Each
+// detection or pending step adds a line to `notes`.
 StatusOr<EvaluatedMetrics> EvaluateMetrics(const JobTopology& t, const Window& w,
                                            const AutoscalerOptions& o, Millis restart_time,
                                            bool* processing_backlog = nullptr,
-                                           std::vector<std::string>* notes = nullptr);
+                                           std::vector<std::string>* notes = nullptr,
+                                           bool* step_pending = nullptr);
 
 // Helpers to read/write an EvaluatedMetric as doubles (NaN = absent).
 double Current(const MetricMap& m, const std::string& name);

@@ -252,73 +252,110 @@ TEST(EvaluatorTest, OutputRatiosWithTwoInputs) {
   EXPECT_DOUBLE_EQ(ComputeEdgeOutputRatio(t, w, "op", "sink"), 0.5);
 }
 
-// Three samples a minute apart: the source reads `first` records/s in the first minute and
-// `second` in the second, its lag growing by `lag_growth`/s in the second.
-Window StepWindow(double first, double second, double lag_growth = 0) {
-  const double in1 = 60 * first, in2 = in1 + 60 * second;
+// Samples a minute apart: the source reads rates[i] records/s in minute i (no lag unless given).
+Window RateWindow(const std::vector<double>& rates, double lag_growth_last_minute = 0) {
   auto sample = [](int64_t ms, double in, double lag) {
     return Sample(ms, {{"source", {{kMetricNumRecordsIn, in}, {kMetricNumRecordsOut, in},
                                    {kMetricLag, lag}, {kMetricLoad, .5}}},
                        {"sink", {{kMetricNumRecordsIn, in}, {kMetricLoad, .5}}}});
   };
-  return {sample(0, 0, 0), sample(60'000, in1, 0), sample(120'000, in2, 60 * lag_growth)};
+  Window w = {sample(0, 0, 0)};
+  double in = 0;
+  for (size_t i = 0; i < rates.size(); ++i) {
+    in += 60 * rates[i];
+    const bool last = i + 1 == rates.size();
+    w.push_back(sample(static_cast<int64_t>(i + 1) * 60'000, in, last ? 60 * lag_growth_last_minute : 0));
+  }
+  return w;
 }
 
-TEST(EvaluatorTest, RecentArrivalRateCountsReadsAndLagGrowth) {
+TEST(EvaluatorTest, ArrivalSpansCountReadsAndLagGrowth) {
   // The last minute: 300/s read while the lag grew by 100/s -> 400/s arrived.
-  const Window w = StepWindow(100, 300, 100);
-  EXPECT_DOUBLE_EQ(RecentArrivalRate(w, "source", std::chrono::minutes(1)), 400);
-  // Over two minutes: (6000 + 18000 + 6000) / 120 s.
-  EXPECT_DOUBLE_EQ(RecentArrivalRate(w, "source", std::chrono::minutes(2)), 250);
-  // No sample that far back, one sample, or no such vertex: unknown.
-  EXPECT_TRUE(std::isnan(RecentArrivalRate(w, "source", std::chrono::minutes(3))));
-  EXPECT_TRUE(std::isnan(RecentArrivalRate({w.back()}, "source", std::chrono::minutes(1))));
-  EXPECT_TRUE(std::isnan(RecentArrivalRate(w, "nope", std::chrono::minutes(1))));
+  const Window w = RateWindow({100, 100, 300}, 100);
+  auto spans = RecentArrivalSpans(w, "source", std::chrono::minutes(1), 2);
+  ASSERT_EQ(spans.size(), 2u);
+  EXPECT_DOUBLE_EQ(spans[0].rate, 400);
+  EXPECT_DOUBLE_EQ(spans[0].seconds, 60);
+  EXPECT_EQ(spans[0].begin, 2u);
+  EXPECT_DOUBLE_EQ(spans[1].rate, 100);
+  EXPECT_EQ(spans[1].begin, 1u);
+  // Spans of two minutes: only one fits in three.
+  spans = RecentArrivalSpans(w, "source", std::chrono::minutes(2), 2);
+  ASSERT_EQ(spans.size(), 1u);
+  EXPECT_DOUBLE_EQ(spans[0].rate, (6000 + 18000 + 6000) / 120.0);
+  EXPECT_TRUE(RecentArrivalSpans(w, "source", std::chrono::minutes(4), 1).empty());
+  EXPECT_TRUE(RecentArrivalSpans(w, "nope", std::chrono::minutes(1), 1).empty());
+  // Between two samples; the same sample twice, or reversed, is no span.
+  EXPECT_DOUBLE_EQ(ArrivalBetween(w, "source", 0, 2)->rate, 100);
+  EXPECT_FALSE(ArrivalBetween(w, "source", 2, 2).has_value());
+  EXPECT_FALSE(ArrivalBetween(w, "source", 3, 1).has_value());
 }
 
-TEST(EvaluatorTest, StepDetectionUsesTheRecentRateBeyondTheThreshold) {
+TEST(EvaluatorTest, StepDetection) {
   JobTopology t = SourceSink();
   AutoscalerOptions o;
   o.catch_up_duration = Millis(0);
+  auto evaluate = [&](const Window& w, std::vector<std::string>* notes, bool* pending) {
+    notes->clear();
+    *pending = false;
+    auto e = EvaluateMetrics(t, w, o, Millis(0), nullptr, notes, pending);
+    EXPECT_TRUE(e.ok()) << e.status().ToString();
+    return Average(e->vertices.at("source"), kMetricTargetDataRate);
+  };
   std::vector<std::string> notes;
+  bool pending = false;
 
-  // Off (upstream): the window rate, (6000 + 18000) / 120 s = 200/s.
-  auto e = EvaluateMetrics(t, StepWindow(100, 300), o, Millis(0), nullptr, &notes);
-  ASSERT_TRUE(e.ok()) << e.status().ToString();
-  EXPECT_DOUBLE_EQ(Average(e->vertices.at("source"), kMetricTargetDataRate), 200);
+  // Off (upstream): the window rate, whatever the last minutes did.
+  EXPECT_DOUBLE_EQ(evaluate(RateWindow({100, 100, 100, 300}), &notes, &pending), 150);
   EXPECT_TRUE(notes.empty());
+  EXPECT_FALSE(pending);
 
-  // A step up: 300 > 1.4 x 200 -> the recent rate, for the source and downstream.
-  o.step_detection_threshold = 0.4;
-  e = EvaluateMetrics(t, StepWindow(100, 300), o, Millis(0), nullptr, &notes);
+  o.step_detection_threshold = 0.4;  // beyond 1.4x: confirm; beyond 1.96x: at once
+  // 3x the minutes before it: taken at once, for the source and downstream.
+  auto e = EvaluateMetrics(t, RateWindow({100, 100, 100, 300}), o, Millis(0), nullptr, &notes,
+                           &pending);
   ASSERT_TRUE(e.ok());
   EXPECT_DOUBLE_EQ(Average(e->vertices.at("source"), kMetricTargetDataRate), 300);
   EXPECT_DOUBLE_EQ(Average(e->vertices.at("sink"), kMetricTargetDataRate), 300);
+  EXPECT_FALSE(pending);
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_EQ(notes[0],
-            "source: step detected: arrival rate 300/s over the last 1 min vs 200/s over the "
-            "window; target rate 300/s");
+            "source: step detected: arrival rate 300/s over the last 1 min vs 100/s before; "
+            "target rate 300/s");
 
-  // Within the threshold either way: the window rate.
-  notes.clear();
-  e = EvaluateMetrics(t, StepWindow(100, 130), o, Millis(0), nullptr, &notes);
-  ASSERT_TRUE(e.ok());
-  EXPECT_DOUBLE_EQ(Average(e->vertices.at("source"), kMetricTargetDataRate), 115);
+  // 1.7x in the last minute only: pending, the window rate stays.
+  EXPECT_DOUBLE_EQ(evaluate(RateWindow({100, 100, 100, 170}), &notes, &pending), 117.5);
+  EXPECT_TRUE(pending);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0],
+            "source: possible step: arrival rate 170/s over the last 1 min vs 100/s before; one "
+            "more interval to confirm it");
+
+  // 1.7x for two minutes: confirmed against the minutes before both; the target is their rate.
+  EXPECT_DOUBLE_EQ(evaluate(RateWindow({100, 100, 170, 170}), &notes, &pending), 170);
+  EXPECT_FALSE(pending);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0],
+            "source: step detected: arrival rate 170/s then 170/s over the last two 1 min vs "
+            "100/s before; target rate 170/s");
+
+  // Down for two minutes: confirmed too.
+  EXPECT_DOUBLE_EQ(evaluate(RateWindow({300, 300, 180, 160}), &notes, &pending), 170);
+  EXPECT_FALSE(pending);
+
+  // Noise within the threshold: nothing.
+  EXPECT_DOUBLE_EQ(evaluate(RateWindow({100, 100, 120, 90}), &notes, &pending), 102.5);
+  EXPECT_FALSE(pending);
   EXPECT_TRUE(notes.empty());
+  // Up then down beyond the threshold both times: opposite sides, pending on the last one.
+  evaluate(RateWindow({100, 100, 150, 60}), &notes, &pending);
+  EXPECT_TRUE(pending);
 
-  // A step down: 100 < 200 / 1.4 -> the recent rate.
-  e = EvaluateMetrics(t, StepWindow(300, 100), o, Millis(0), nullptr, &notes);
-  ASSERT_TRUE(e.ok());
-  EXPECT_DOUBLE_EQ(Average(e->vertices.at("source"), kMetricTargetDataRate), 100);
-  EXPECT_EQ(notes.size(), 1u);
-
-  // A window shorter than the interval: nothing to compare, the window rate.
-  notes.clear();
-  o.step_detection_interval = std::chrono::minutes(5);
-  e = EvaluateMetrics(t, StepWindow(100, 300), o, Millis(0), nullptr, &notes);
-  ASSERT_TRUE(e.ok());
-  EXPECT_DOUBLE_EQ(Average(e->vertices.at("source"), kMetricTargetDataRate), 200);
+  // A window shorter than the interval plus something before it: nothing to compare.
+  o.step_detection_interval = std::chrono::minutes(4);
+  EXPECT_DOUBLE_EQ(evaluate(RateWindow({100, 100, 100, 300}), &notes, &pending), 150);
   EXPECT_TRUE(notes.empty());
+  EXPECT_FALSE(pending);
 }
 
 TEST(CollectSampleTest, LoadRoundingLagAndObservedTpr) {
