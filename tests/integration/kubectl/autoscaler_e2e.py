@@ -294,10 +294,14 @@ def main():
 
         def scales_up():
             expect(recorder is not None, "no job")
-            wait_until(lambda: max([p for _, p in recorder.parallelism(HOP_COUNT)] or [0]) >= 8,
-                       timeout=150, what="the hop-count vertex to reach parallelism >= 8 over REST")
+            # The first scale-up wants more than Pods:4 allows, so it lands on 1 + 4 = 5. Whether a
+            # second one follows depends on the capacity the autoscaler measures at 5 (the
+            # simulator settles this job at 4 to 8 subtasks across seeds), so only the first is
+            # required here; the policy's limit binding is checked below.
+            wait_until(lambda: max([p for _, p in recorder.parallelism(HOP_COUNT)] or [0]) >= 5,
+                       timeout=150, what="the hop-count vertex to reach parallelism >= 5 over REST")
             seen = sorted({p for _, p in recorder.parallelism(HOP_COUNT)})
-            expect(len(seen) >= 3, "expected at least two scale-ups, saw parallelism %s" % seen)
+            expect(len(seen) >= 2, "expected a scale-up, saw parallelism %s" % seen)
             # The parallelism the job runs at is the autoscaler's: in the ConfigMap and in the
             # configuration the operator last deployed.
             current = recorder.parallelism(HOP_COUNT)[-1][1]
