@@ -75,6 +75,7 @@ StatusOr<std::unique_ptr<Operator>> Operator::Create(OperatorOptions options) {
                       .fetch_artifact = o.fetch_artifact};
   op->deployments_ = std::make_unique<FlinkDeploymentController>(deps);
   op->session_jobs_ = std::make_unique<FlinkSessionJobController>(deps);
+  op->snapshots_ = std::make_unique<FlinkStateSnapshotController>(deps);
   if (o.leader_election) {
     if (o.identity.empty()) o.identity = DefaultIdentity();
     TRIMTAB_ASSIGN_OR_RETURN(
@@ -158,8 +159,11 @@ Status Operator::StartControllers() {
       kube::WorkQueueOptions{.clock = options_.clock, .rate_limiter = limiter()});
   session_job_queue_ = std::make_unique<kube::WorkQueue>(
       kube::WorkQueueOptions{.clock = options_.clock, .rate_limiter = limiter()});
+  snapshot_queue_ = std::make_unique<kube::WorkQueue>(
+      kube::WorkQueueOptions{.clock = options_.clock, .rate_limiter = limiter()});
   kube::WorkQueue* dq = deployment_queue_.get();
   kube::WorkQueue* sq = session_job_queue_.get();
+  kube::WorkQueue* snq = snapshot_queue_.get();
   auto handler = [](kube::WorkQueue* q) {
     return kube::EventHandler{
         .on_add = [q](const Json& o) { q->Add(kube::ObjectKey(o)); },
@@ -191,9 +195,15 @@ Status Operator::StartControllers() {
   informers_.clear();
   const std::vector<std::string> namespaces =
       options_.namespaces.empty() ? std::vector<std::string>{""} : options_.namespaces;
+  const bool snapshots = SnapshotsServed(namespaces.front());
+  if (!snapshots) {
+    spdlog::warn("operator: the API server does not serve flinkstatesnapshots.flink.apache.org; "
+                 "FlinkStateSnapshots are not reconciled");
+  }
   for (const std::string& ns : namespaces) {
     AddInformer(FlinkDeploymentsResource(), ns, "", handler(dq));
     AddInformer(FlinkSessionJobsResource(), ns, "", handler(sq));
+    if (snapshots) AddInformer(FlinkStateSnapshotsResource(), ns, "", handler(snq));
     AddInformer(DeploymentsResource(), ns, "type=flink-native-kubernetes,component=jobmanager",
                 jm_handler);
   }
@@ -201,8 +211,9 @@ Status Operator::StartControllers() {
     threads_.emplace_back([i = informer.get()] { i->Run(); });
   }
   for (int w = 0; w < options_.workers; ++w) {
-    threads_.emplace_back([this, dq] { Worker(dq, true); });
-    threads_.emplace_back([this, sq] { Worker(sq, false); });
+    threads_.emplace_back([this, dq] { Worker(dq, Kind::kDeployment); });
+    threads_.emplace_back([this, sq] { Worker(sq, Kind::kSessionJob); });
+    if (snapshots) threads_.emplace_back([this, snq] { Worker(snq, Kind::kSnapshot); });
   }
   controllers_running_ = true;
   spdlog::info("operator: controllers started ({} namespace(s), {} workers each)",
@@ -220,21 +231,33 @@ void Operator::StopControllers() {
     for (auto& informer : informers_) informer->Stop();
     if (deployment_queue_) deployment_queue_->ShutDown();
     if (session_job_queue_) session_job_queue_->ShutDown();
+    if (snapshot_queue_) snapshot_queue_->ShutDown();
     threads.swap(threads_);
   }
   for (std::thread& t : threads) t.join();
 }
 
-void Operator::Worker(kube::WorkQueue* queue, bool deployments) {
+bool Operator::SnapshotsServed(const std::string& ns) const {
+  StatusOr<Json> page = client_->ListPage(FlinkStateSnapshotsResource(), ns, {.limit = 1});
+  // Only a definite "no such resource" turns the controller off; other errors are the
+  // informer's to retry.
+  return page.ok() || page.status().code() != StatusCode::kNotFound;
+}
+
+void Operator::Worker(kube::WorkQueue* queue, Kind kind) {
   while (std::optional<std::string> key = queue->Get()) {
     const auto [ns, name] = kube::SplitObjectKey(*key);
-    StatusOr<ReconcileResult> r = deployments ? deployments_->Reconcile(ns, name)
-                                              : session_jobs_->Reconcile(ns, name);
+    StatusOr<ReconcileResult> r = kind == Kind::kDeployment ? deployments_->Reconcile(ns, name)
+                                  : kind == Kind::kSessionJob ? session_jobs_->Reconcile(ns, name)
+                                                              : snapshots_->Reconcile(ns, name);
     if (r.ok()) {
       queue->Forget(*key);
       if (r->requeue_after) queue->AddAfter(*key, *r->requeue_after);
     } else {
-      spdlog::warn("reconcile {} {}: {}", deployments ? "FlinkDeployment" : "FlinkSessionJob",
+      spdlog::warn("reconcile {} {}: {}",
+                   kind == Kind::kDeployment   ? "FlinkDeployment"
+                   : kind == Kind::kSessionJob ? "FlinkSessionJob"
+                                               : "FlinkStateSnapshot",
                    *key, r.status().ToString());
       queue->AddRateLimited(*key);
     }

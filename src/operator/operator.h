@@ -1,7 +1,9 @@
 // Operator: the trimtab Flink Kubernetes operator as one embeddable component. It watches
-// FlinkDeployments, FlinkSessionJobs and the JobManager Deployments it created (informers), feeds
-// their keys to rate-limited work queues and runs the two controllers on worker threads, optionally
-// behind Lease-based leader election, with a /healthz endpoint. It talks to the API server only
+// FlinkDeployments, FlinkSessionJobs, FlinkStateSnapshots and the JobManager Deployments it
+// created (informers), feeds their keys to rate-limited work queues and runs the three controllers
+// on worker threads, optionally behind Lease-based leader election, with a /healthz endpoint.
+// FlinkStateSnapshots are only watched when the API server serves their CRD (a real cluster may
+// not have it installed). It talks to the API server only
 // through the public API, so it works against a real cluster and against `trimtab local` alike.
 //
 // Usage (in-process, as `trimtab local` does):
@@ -37,6 +39,7 @@
 #include "operator/controller_deps.h"
 #include "operator/flink_deployment_controller.h"
 #include "operator/flink_session_job_controller.h"
+#include "operator/flink_state_snapshot_controller.h"
 
 namespace trimtab::op {
 
@@ -107,12 +110,16 @@ class Operator {
   const kube::KubeClient* client() const { return client_.get(); }
   FlinkDeploymentController* deployment_controller() { return deployments_.get(); }
   FlinkSessionJobController* session_job_controller() { return session_jobs_.get(); }
+  FlinkStateSnapshotController* snapshot_controller() { return snapshots_.get(); }
 
  private:
   explicit Operator(OperatorOptions options);
   Status StartControllers();
   void StopControllers();
-  void Worker(kube::WorkQueue* queue, bool deployments);
+  enum class Kind { kDeployment, kSessionJob, kSnapshot };
+  void Worker(kube::WorkQueue* queue, Kind kind);
+  // True when the API server serves flinkstatesnapshots (the CRD is installed).
+  bool SnapshotsServed(const std::string& ns) const;
   void MarkStopped();
   void AddInformer(const kube::GroupVersionResource& gvr, const std::string& ns,
                    const std::string& label_selector, kube::EventHandler handler);
@@ -124,6 +131,7 @@ class Operator {
   std::unique_ptr<JobAutoscaler> owned_autoscaler_;
   std::unique_ptr<FlinkDeploymentController> deployments_;
   std::unique_ptr<FlinkSessionJobController> session_jobs_;
+  std::unique_ptr<FlinkStateSnapshotController> snapshots_;
   std::unique_ptr<http::HttpServer> health_;
   std::unique_ptr<kube::LeaderElector> elector_;
   std::thread elector_thread_;
@@ -131,6 +139,7 @@ class Operator {
   mutable std::mutex mu_;
   std::unique_ptr<kube::WorkQueue> deployment_queue_;   // guarded by mu_ (lifecycle)
   std::unique_ptr<kube::WorkQueue> session_job_queue_;  // guarded by mu_ (lifecycle)
+  std::unique_ptr<kube::WorkQueue> snapshot_queue_;     // guarded by mu_ (lifecycle)
   std::vector<std::unique_ptr<kube::Informer>> informers_;
   std::vector<std::thread> threads_;
   bool controllers_running_ = false;  // guarded by mu_

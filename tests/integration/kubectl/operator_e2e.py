@@ -71,6 +71,10 @@ def stateful(name, mode, ha=False):
     return STATEFUL.format(name=name, mode=mode, extra=HA.format(name=name) if ha else "")
 
 
+# status.error of a FlinkStateSnapshot whose jobReference names a FlinkDeployment that is not there.
+MISSING_TARGET = ("spec.jobReference: FlinkDeployment example-deployment does not exist in "
+                  "namespace {ns}")
+
 # What each upstream example does on the local cluster (docs/operator.md "Upstream examples").
 #   running     FlinkDeployment(s) reach JOB STATUS RUNNING / LIFECYCLE STATE STABLE
 #   session     a session cluster: LIFECYCLE STATE STABLE, no job
@@ -79,8 +83,12 @@ def stateful(name, mode, ha=False):
 #   canary      the operator's canary: never reconciled (no status, no Deployment)
 #   restore-missing  the job's initialSavepointPath does not exist: the job FAILS, as upstream
 #   hpa         an autoscaling/v2 HPA whose target FlinkDeployment "basic" does not exist
-#   snapshot    FlinkStateSnapshot objects are stored but not reconciled (no snapshot
-#               controller in trimtab): no status
+#   snapshot_completed  FlinkStateSnapshot name -> its status.path: COMPLETED at once
+#               (savepoint.alreadyExists: nothing is triggered)
+#   snapshot_failed     FlinkStateSnapshot name -> its status.error: FAILED by validation, with
+#               a ValidationError event ({ns} = the example's namespace). Every example is applied
+#               in a namespace of its own, so `example-deployment` never exists next to the
+#               snapshots that reference it (a snapshot of a running job: flinkstatesnapshot())
 EXAMPLES = {
     "autoscaling-autoscaling-dynamic.yaml": {"running": ["autoscaling-dynamic"]},
     "autoscaling-autoscaling.yaml": {"running": ["autoscaling-example"]},
@@ -100,12 +108,17 @@ EXAMPLES = {
     "canary.yaml": {"canary": ["canary"]},
     "hpa-basic-hpa.yaml": {"hpa": "basic-hpa"},
     "pod-template.yaml": {"running": ["pod-template-example"], "containers": "2/2"},
-    "snapshot-checkpoint.yaml": {"snapshot": ["example-checkpoint"]},
-    "snapshot-job-from-savepoint.yaml": {"restore_missing": ["example-deployment"],
-                                         "snapshot": ["example-savepoint"]},
-    "snapshot-savepoint-already-exists.yaml": {"snapshot": ["example-savepoint"]},
-    "snapshot-savepoint-job-defaults.yaml": {"snapshot": ["example-savepoint"]},
-    "snapshot-savepoint-job-full-spec.yaml": {"snapshot": ["example-savepoint"]},
+    "snapshot-checkpoint.yaml": {"snapshot_failed": {"example-checkpoint": MISSING_TARGET}},
+    "snapshot-job-from-savepoint.yaml": {
+        "restore_missing": ["example-deployment"],
+        "snapshot_completed": {
+            "example-savepoint": "file:///flink-data/savepoints/savepoint-45305c-d867504446e0"}},
+    "snapshot-savepoint-already-exists.yaml": {
+        "snapshot_completed": {
+            "example-savepoint": "/flink-data/savepoints/savepoint-98682a-21931bf10c39"}},
+    "snapshot-savepoint-job-defaults.yaml": {"snapshot_failed": {"example-savepoint": MISSING_TARGET}},
+    "snapshot-savepoint-job-full-spec.yaml": {
+        "snapshot_failed": {"example-savepoint": MISSING_TARGET}},
 }
 
 
@@ -520,6 +533,54 @@ def main():
         c.run("savepointTriggerNonce: a MANUAL savepoint is taken, recorded and written",
               manual_savepoint)
 
+        def flinkstatesnapshot():
+            name = "sp-snapshot"
+            k.out("apply", "-n", ns, "-f", "-", stdin=stateful(name, "savepoint"))
+            jid = fl.wait_running(ns, name)["jobStatus"]["jobId"]
+            snapshots = """
+apiVersion: flink.apache.org/v1beta1
+kind: FlinkStateSnapshot
+metadata: {name: %(name)s-savepoint}
+spec:
+  jobReference: {kind: FlinkDeployment, name: %(name)s}
+  savepoint: {}
+---
+apiVersion: flink.apache.org/v1beta1
+kind: FlinkStateSnapshot
+metadata: {name: %(name)s-checkpoint}
+spec:
+  jobReference: {kind: FlinkDeployment, name: %(name)s}
+  checkpoint: {}
+""" % {"name": name}
+            k.out("apply", "-n", ns, "-f", "-", stdin=snapshots)
+            sp = wait_snapshot(fl, ns, name + "-savepoint", "COMPLETED")
+            location = sp["path"]
+            expect(location.startswith("file:///flink-data/%s/savepoints/savepoint-" % name), sp)
+            expect(os.path.isfile(os.path.join(fl.fs_path(location), "_metadata")), location)
+            expect(sp.get("triggerTimestamp") and sp.get("resultTimestamp"), sp)
+            cp = wait_snapshot(fl, ns, name + "-checkpoint", "COMPLETED")
+            # (retained checkpoints are subsumed by later ones, so only its name is checked)
+            expect(cp["path"].startswith("file:///flink-data/%s/checkpoints/%s/chk-" % (name, jid)),
+                   cp)
+            labels = fl.get(ns, name + "-checkpoint", kind="flinkstatesnapshot")["metadata"]["labels"]
+            expect(labels == {"snapshot.type": "CHECKPOINT", "snapshot.trigger-type": "MANUAL",
+                              "snapshot.state": "COMPLETED", "job-reference.kind": "FlinkDeployment",
+                              "job-reference.name": name}, labels)
+            rows = table_rows(k.out("get", "flinksnp", name + "-savepoint", "-n", ns))
+            expect(rows[0][0] == "NAME" and rows[1][0] == name + "-savepoint" and
+                   rows[1][1] == location and rows[1][-1] == "COMPLETED", rows)
+            # the job kept running, and its legacy savepoint status was not involved
+            st = fl.status(ns, name)
+            expect(st["jobStatus"]["jobId"] == jid and st["jobStatus"]["state"] == "RUNNING", st)
+            expect(not st["jobStatus"].get("savepointInfo", {}).get("lastSavepoint"), st)
+            # deleting the savepoint snapshot disposes of the savepoint (disposeOnDelete: true)
+            k.out("delete", "flinkstatesnapshot", name + "-savepoint", "-n", ns, "--timeout=30s")
+            expect(not os.path.exists(fl.fs_path(location)), "not disposed: " + location)
+            k.out("delete", "flinkstatesnapshot", name + "-checkpoint", "-n", ns, "--timeout=30s")
+            k.out("delete", "flinkdeployment", name, "-n", ns)
+        c.run("FlinkStateSnapshot: a savepoint and a checkpoint of a running job are COMPLETED "
+              "with their paths, deleting the savepoint disposes of it", flinkstatesnapshot)
+
         def invalid_spec():
             name = "invalid"
             k.out("apply", "-n", ns, "-f", "-", stdin=stateful(name, "savepoint"))
@@ -624,11 +685,35 @@ def check_example(k, fl, ns, exp, net):
         expect(hpa["spec"]["scaleTargetRef"] == {"apiVersion": "flink.apache.org/v1beta1",
                                                  "kind": "FlinkDeployment", "name": "basic"},
                hpa["spec"])
-    for name in exp.get("snapshot", []):
-        time.sleep(1)
+    for name, path in exp.get("snapshot_completed", {}).items():
+        st = wait_snapshot(fl, ns, name, "COMPLETED")
+        expect(st.get("path") == path and st.get("resultTimestamp"), st)
+        expect(not st.get("triggerId") and st.get("failures") == 0, st)
+        labels = fl.get(ns, name, kind="flinkstatesnapshot")["metadata"]["labels"]
+        expect(labels == {"snapshot.type": "SAVEPOINT", "snapshot.trigger-type": "MANUAL",
+                          "snapshot.state": "COMPLETED"}, labels)
+    for name, error in exp.get("snapshot_failed", {}).items():
+        error = error.format(ns=ns)
+        st = wait_snapshot(fl, ns, name, "FAILED")
+        expect(st.get("error") == error and not st.get("path"), st)
+        events = k.json("get", "events", "-n", ns, "--field-selector",
+                        "involvedObject.name=%s,type=Warning" % name)["items"]
+        expect(any(e["reason"] == "ValidationError" and e["message"] == error for e in events),
+               [(e["reason"], e["message"]) for e in events])
         snap = fl.get(ns, name, kind="flinkstatesnapshot")
-        expect(not snap.get("status"), "FlinkStateSnapshot %s got a status (a snapshot "
-               "controller exists now: update docs/operator.md): %s" % (name, snap.get("status")))
+        expect(snap["metadata"]["labels"].get("snapshot.state") == "FAILED", snap["metadata"])
+        expect(snap["metadata"]["finalizers"] == ["flinkstatesnapshots.flink.apache.org/finalizer"],
+               snap["metadata"])
+
+
+def wait_snapshot(fl, ns, name, state, timeout=60):
+    """Waits until FlinkStateSnapshot `name` is in `state`; returns its status."""
+    def reached():
+        st = fl.status(ns, name, kind="flinkstatesnapshot")
+        expect(st.get("state") == state, "%s: %s" % (name, st))
+        return True
+    wait_until(reached, timeout=timeout, what="FlinkStateSnapshot %s/%s %s" % (ns, name, state))
+    return fl.status(ns, name, kind="flinkstatesnapshot")
 
 
 if __name__ == "__main__":
