@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -52,9 +53,13 @@ class FlinkClusterTest : public ::testing::Test {
     return c;
   }
 
-  StatusOr<std::unique_ptr<FlinkCluster>> Start(const FlinkConfig& config, const std::string& reader = "default/jm-1") {
+  // A cluster "wc" from `config` on the test's clock, topics, file system and HA store (seed 42).
+  // `version`: the Flink version when the config does not say (ClusterSettings::Defaults).
+  StatusOr<std::unique_ptr<FlinkCluster>> Start(const FlinkConfig& config, const std::string& reader = "default/jm-1",
+                                                std::optional<FlinkVersion> version = std::nullopt) {
     ClusterSettings::Defaults defaults;
     defaults.cluster_id = "wc";
+    defaults.version = version;
     TRIMTAB_ASSIGN_OR_RETURN(ClusterSettings settings, ClusterSettings::Parse(config, defaults));
     FlinkClusterOptions o;
     o.cluster.config = config;

@@ -17,18 +17,7 @@ using ::testing::HasSubstr;
 class RestServerTest : public testing::FlinkClusterTest {
  protected:
   void StartServer(FlinkConfig config, std::optional<FlinkVersion> version = std::nullopt) {
-    ClusterSettings::Defaults defaults;
-    defaults.cluster_id = "wc";
-    defaults.version = version;
-    auto settings = ClusterSettings::Parse(config, defaults);
-    ASSERT_TRUE(settings.ok()) << settings.status().ToString();
-    FlinkClusterOptions o;
-    o.cluster.config = config;
-    o.cluster.settings = *settings;
-    o.cluster.topics = topics_;
-    o.cluster.fs = fs_;
-    o.clock = &clock_;
-    auto cluster = FlinkCluster::Create(std::move(o));
+    auto cluster = Start(config, "default/jm-1", version);
     ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
     cluster_ = std::move(*cluster);
     auto server = FlinkRestServer::Create({.address = "127.0.0.1", .port = 0}, cluster_.get());
