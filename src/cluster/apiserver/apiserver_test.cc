@@ -2,9 +2,12 @@
 #include "cluster/apiserver/apiserver.h"
 
 #include <atomic>
+#include <map>
+#include <string_view>
 #include <thread>
 
 #include "cluster/apiserver/apiserver_test_util.h"
+#include "cluster/apiserver/protobuf_decode.h"
 #include "cluster/apiserver/watch.h"
 
 namespace trimtab::cluster::testing {
@@ -39,6 +42,39 @@ TEST_F(ApiServerTest, ServesVersionHealthAndDiscovery) {
   EXPECT_EQ(unknown.status, 404);
   EXPECT_EQ(unknown.body["kind"], "Status");
   EXPECT_EQ(unknown.body["reason"], "NotFound");
+}
+
+// Fields of a protobuf message by number (the length-delimited ones this document uses).
+std::multimap<uint32_t, std::string_view> ProtoFieldsOf(std::string_view bytes) {
+  std::multimap<uint32_t, std::string_view> out;
+  ProtoReader r(bytes);
+  while (!r.done()) {
+    auto f = r.Next();
+    EXPECT_TRUE(f.ok()) << f.status().ToString();
+    if (!f.ok()) break;
+    EXPECT_EQ(f->type, WireType::kLengthDelimited) << "field " << f->number;
+    out.emplace(f->number, f->bytes);
+  }
+  return out;
+}
+
+TEST_F(ApiServerTest, ServesOpenApiV2AsKubectlAsksForIt) {
+  Reply r = Call("GET", "/openapi/v2", nullptr, "application/json",
+                 {"Accept: application/com.github.proto-openapi.spec.v2@v1.0+protobuf"});
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers["Content-Type"], "application/com.github.proto-openapi.spec.v2.v1.0+protobuf");
+  // openapi.v2.Document: swagger (1), info (2: title 1, version 2), paths (8), definitions (9).
+  auto doc = ProtoFieldsOf(r.raw);
+  ASSERT_EQ(doc.count(1), 1u);
+  EXPECT_EQ(doc.find(1)->second, "2.0");
+  ASSERT_EQ(doc.count(2), 1u);
+  auto info = ProtoFieldsOf(doc.find(2)->second);
+  EXPECT_EQ(info.find(1)->second, "Kubernetes (trimtab local)");
+  EXPECT_EQ(info.find(2)->second, "v1.32.0");
+  ASSERT_EQ(doc.count(8), 1u);
+  EXPECT_TRUE(doc.find(8)->second.empty());  // no paths
+  ASSERT_EQ(doc.count(9), 1u);
+  EXPECT_TRUE(doc.find(9)->second.empty());  // no definitions: kubectl skips client validation
 }
 
 TEST_F(ApiServerTest, DefaultNamespacesExist) {

@@ -1,8 +1,5 @@
 #include "cluster/apiserver/openapi.h"
 
-#include <map>
-#include <string>
-
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -97,47 +94,8 @@ TEST_F(OpenApiTest, CoreDocumentCoversClusterScopedAndLogPaths) {
   EXPECT_FALSE(ServeOpenApi(registry_, "/openapi/v2").has_value());
 }
 
-// Reads the length-delimited fields of a protobuf message: field number -> bytes.
-std::multimap<int, std::string> ProtoFields(std::string_view bytes) {
-  auto varint = [&](size_t* at) {
-    uint64_t v = 0;
-    for (int shift = 0; *at < bytes.size(); shift += 7) {
-      const auto b = static_cast<unsigned char>(bytes[(*at)++]);
-      v |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if (!(b & 0x80)) break;
-    }
-    return v;
-  };
-  std::multimap<int, std::string> out;
-  size_t at = 0;
-  while (at < bytes.size()) {
-    const uint64_t tag = varint(&at);
-    EXPECT_EQ(tag & 7, 2u) << "only length-delimited fields are expected";
-    const uint64_t len = varint(&at);
-    out.emplace(static_cast<int>(tag >> 3), std::string(bytes.substr(at, len)));
-    at += len;
-  }
-  return out;
-}
-
-TEST(OpenApiV2Test, ProtobufDocumentAsKubectlAsksForIt) {
-  auto [type, body] = ServeOpenApiV2("application/com.github.proto-openapi.spec.v2@v1.0+protobuf",
-                                     "v1.32.0");
-  EXPECT_EQ(type, "application/com.github.proto-openapi.spec.v2.v1.0+protobuf");
-  // openapi.v2.Document: swagger (1), info (2: title 1, version 2), paths (8), definitions (9).
-  auto doc = ProtoFields(body);
-  ASSERT_EQ(doc.count(1), 1u);
-  EXPECT_EQ(doc.find(1)->second, "2.0");
-  ASSERT_EQ(doc.count(2), 1u);
-  auto info = ProtoFields(doc.find(2)->second);
-  EXPECT_EQ(info.find(1)->second, "Kubernetes (trimtab local)");
-  EXPECT_EQ(info.find(2)->second, "v1.32.0");
-  ASSERT_EQ(doc.count(8), 1u);
-  EXPECT_TRUE(doc.find(8)->second.empty());  // no paths
-  ASSERT_EQ(doc.count(9), 1u);
-  EXPECT_TRUE(doc.find(9)->second.empty());  // no definitions: kubectl skips client validation
-}
-
+// The protobuf form is checked over HTTP, decoded with ProtoReader: apiserver_test.cc,
+// ServesOpenApiV2AsKubectlAsksForIt.
 TEST(OpenApiV2Test, JsonDocumentOtherwise) {
   auto [type, body] = ServeOpenApiV2("application/json", "v1.32.0");
   EXPECT_EQ(type, "application/json");
