@@ -20,13 +20,11 @@ The cluster clock runs at --speed 30 and the operator reconciles every 10 s (sim
 Usage: autoscaler_e2e.py --trimtab BIN   (exit 77 = skipped: no kubectl)
 """
 
-import argparse
 import base64
 import datetime
 import gzip
 import json
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -34,7 +32,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from local_cluster import SKIP, Checks, LocalCluster, expect, expect_in  # noqa: E402
+from local_cluster import SKIP, e2e_args, Checks, LocalCluster, expect, expect_in  # noqa: E402
 from kubectl_e2e import Kubectl, wait_until  # noqa: E402
 
 NS = "as"
@@ -240,12 +238,8 @@ def scalings(history):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--trimtab", required=True)
-    ap.add_argument("--kubectl", default=shutil.which("kubectl") or "/usr/bin/kubectl")
-    args = ap.parse_args()
-    if not os.path.exists(args.kubectl):
-        print("kubectl not found: skipping")
+    args = e2e_args()
+    if args is None:
         return SKIP
 
     started = time.monotonic()

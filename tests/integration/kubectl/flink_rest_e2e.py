@@ -24,17 +24,15 @@ real Flink has too).
 Usage: flink_rest_e2e.py --trimtab BIN   (exit 77 = skipped: no kubectl)
 """
 
-import argparse
 import json
 import os
-import shutil
 import sys
 import time
 import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from local_cluster import SKIP, Checks, LocalCluster, expect, expect_in  # noqa: E402
+from local_cluster import SKIP, e2e_args, Checks, LocalCluster, expect, expect_in  # noqa: E402
 from kubectl_e2e import Kubectl, wait_until  # noqa: E402
 
 NS = "fl"
@@ -154,13 +152,10 @@ def pending_records(rest, jid, source_vid):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--trimtab", required=True)
-    args = ap.parse_args()
-    kubectl = shutil.which("kubectl", path="/usr/bin") or shutil.which("kubectl")
-    if not kubectl:
-        print("SKIP: kubectl not installed")
+    args = e2e_args()
+    if args is None:
         return SKIP
+    kubectl = args.kubectl
 
     started = time.monotonic()
     cluster = LocalCluster(args.trimtab,

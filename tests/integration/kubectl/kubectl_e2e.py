@@ -8,18 +8,16 @@ of their own (runtime_e2e.py, operator_e2e.py).
 Usage: kubectl_e2e.py --trimtab BIN --reference DIR   (exit 77 = skipped: no kubectl)
 """
 
-import argparse
 import glob
 import json
 import os
-import shutil
 import stat
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from local_cluster import SKIP, Checks, LocalCluster, expect, expect_in  # noqa: E402
+from local_cluster import SKIP, e2e_args, Checks, LocalCluster, expect, expect_in  # noqa: E402
 
 NS = "e2e"
 
@@ -127,13 +125,8 @@ def make_editor(tmp, name, old, new):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--trimtab", required=True)
-    ap.add_argument("--reference", required=True)
-    ap.add_argument("--kubectl", default=shutil.which("kubectl") or "/usr/bin/kubectl")
-    args = ap.parse_args()
-    if not os.path.exists(args.kubectl):
-        print("kubectl not found: skipping")
+    args = e2e_args(reference=True)
+    if args is None:
         return SKIP
     crds = sorted(glob.glob(os.path.join(args.reference, "flink-operator", "crds", "*.yml")))
     examples = sorted(glob.glob(os.path.join(args.reference, "flink-operator", "examples", "*.yaml")))

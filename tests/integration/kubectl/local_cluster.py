@@ -7,6 +7,7 @@ client talk to the local server only (KUBECONFIG, HOME and the kubectl cache ins
 temporary directory).
 """
 
+import argparse
 import glob
 import os
 import shutil
@@ -18,6 +19,25 @@ import time
 import urllib.request
 
 SKIP = 77  # ctest SKIP_RETURN_CODE
+
+
+def e2e_args(reference=None):
+    """The kubectl e2e scripts' command line: --trimtab BIN (required), --kubectl (default: the
+    kubectl on PATH, else /usr/bin/kubectl) and, when `reference` is given, --reference DIR
+    (`reference` is its default, or True to require it). Returns the parsed arguments, or None
+    after saying so when there is no kubectl: the caller then exits with SKIP."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--trimtab", required=True)
+    if reference is True:
+        ap.add_argument("--reference", required=True)
+    elif reference is not None:
+        ap.add_argument("--reference", default=reference)
+    ap.add_argument("--kubectl", default=shutil.which("kubectl") or "/usr/bin/kubectl")
+    args = ap.parse_args()
+    if not os.path.exists(args.kubectl):
+        print("kubectl not found: skipping")
+        return None
+    return args
 
 
 class LocalCluster:

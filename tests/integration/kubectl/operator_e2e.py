@@ -8,11 +8,9 @@ short intervals (--operator-config) and the cluster clock at --speed 5.
 Usage: operator_e2e.py --trimtab BIN [--reference DIR]   (exit 77 = skipped: no kubectl)
 """
 
-import argparse
 import glob
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -21,7 +19,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from local_cluster import SKIP, Checks, LocalCluster, expect, expect_in  # noqa: E402
+from local_cluster import SKIP, e2e_args, Checks, LocalCluster, expect, expect_in  # noqa: E402
 from kubectl_e2e import Kubectl, header, table_rows, wait_until  # noqa: E402
 
 # Ranges of their own, so other e2e tests and a default `trimtab local` do not collide.
@@ -239,14 +237,8 @@ class Flink:
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--trimtab", required=True)
-    ap.add_argument("--reference",
-                    default=os.path.join(here, "..", "..", "..", "..", "shared", "reference"))
-    ap.add_argument("--kubectl", default=shutil.which("kubectl") or "/usr/bin/kubectl")
-    args = ap.parse_args()
-    if not os.path.exists(args.kubectl):
-        print("kubectl not found: skipping")
+    args = e2e_args(reference=os.path.join(here, "..", "..", "..", "..", "shared", "reference"))
+    if args is None:
         return SKIP
     examples_dir = os.path.join(args.reference, "flink-operator", "examples")
 

@@ -7,9 +7,7 @@ stateless) and the offset ledger (GET /trimtab/topics) must show nothing lost or
 Usage: operator_restart_e2e.py --trimtab BIN   (exit 77 = skipped: no kubectl)
 """
 
-import argparse
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -17,7 +15,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from local_cluster import SKIP, Checks, LocalCluster, expect  # noqa: E402
+from local_cluster import SKIP, e2e_args, Checks, LocalCluster, expect  # noqa: E402
 from kubectl_e2e import Kubectl, wait_until  # noqa: E402
 from operator_e2e import OPERATOR_CONFIG, RANGES, Flink, stateful  # noqa: E402
 
@@ -90,13 +88,8 @@ class KillOn:
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--trimtab", required=True)
-    ap.add_argument("--reference", help="unused; accepted like the other e2e scripts")
-    ap.add_argument("--kubectl", default=shutil.which("kubectl") or "/usr/bin/kubectl")
-    args = ap.parse_args()
-    if not os.path.exists(args.kubectl):
-        print("kubectl not found: skipping")
+    args = e2e_args(reference="")  # --reference accepted like the other e2e scripts, unused
+    if args is None:
         return SKIP
 
     started = time.monotonic()

@@ -7,7 +7,6 @@ Usage: python_client_e2e.py --trimtab BIN --reference DIR   (exit 77 = skipped)
 """
 
 import argparse
-import glob
 import os
 import sys
 import threading

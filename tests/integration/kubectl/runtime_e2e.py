@@ -6,16 +6,13 @@ garbage collection, scheduling failures and logs. Finishes in well under a minut
 Usage: runtime_e2e.py --trimtab BIN   (exit 77 = skipped: no kubectl)
 """
 
-import argparse
-import json
 import os
-import shutil
 import sys
 import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from local_cluster import SKIP, Checks, LocalCluster, expect, expect_in  # noqa: E402
+from local_cluster import SKIP, e2e_args, Checks, LocalCluster, expect, expect_in  # noqa: E402
 from kubectl_e2e import Kubectl, header, table_rows, wait_until  # noqa: E402
 
 NS = "rt"
@@ -83,12 +80,8 @@ spec:
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--trimtab", required=True)
-    ap.add_argument("--kubectl", default=shutil.which("kubectl") or "/usr/bin/kubectl")
-    args = ap.parse_args()
-    if not os.path.exists(args.kubectl):
-        print("kubectl not found: skipping")
+    args = e2e_args()
+    if args is None:
         return SKIP
 
     started = time.monotonic()
