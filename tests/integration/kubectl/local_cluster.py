@@ -21,6 +21,15 @@ import urllib.request
 SKIP = 77  # ctest SKIP_RETURN_CODE
 
 
+def read_log(path):
+    """A process's log file as text ("" when it cannot be read)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
 def e2e_args(reference=None):
     """The kubectl e2e scripts' command line: --trimtab BIN (required), --kubectl (default: the
     kubectl on PATH, else /usr/bin/kubectl) and, when `reference` is given, --reference DIR
@@ -104,11 +113,7 @@ class LocalCluster:
             return False
 
     def log(self):
-        try:
-            with open(self.log_path, "rb") as f:
-                return f.read().decode("utf-8", "replace")
-        except OSError:
-            return ""
+        return read_log(self.log_path)
 
     def env(self):
         env = dict(os.environ)

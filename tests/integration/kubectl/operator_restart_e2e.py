@@ -15,7 +15,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from local_cluster import SKIP, e2e_args, Checks, LocalCluster, expect  # noqa: E402
+from local_cluster import SKIP, e2e_args, read_log, Checks, LocalCluster, expect  # noqa: E402
 from kubectl_e2e import Kubectl, wait_until  # noqa: E402
 from operator_e2e import OPERATOR_CONFIG, RANGES, Flink, stateful  # noqa: E402
 
@@ -55,11 +55,7 @@ class OperatorProcess:
                 self.kill()
 
     def log(self):
-        try:
-            with open(self.log_path, "rb") as f:
-                return f.read().decode("utf-8", "replace")
-        except OSError:
-            return ""
+        return read_log(self.log_path)
 
 
 class KillOn:
