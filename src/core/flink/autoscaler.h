@@ -51,8 +51,9 @@ struct AutoscalerInput {
   // Custom metrics declared by the chain and evaluator plugins (MetricRequirementRegistry::
   // Metrics()); `samples` carry their values (custom_metrics.h) and every one is evaluated.
   std::vector<DeclaredMetric> custom_metrics;
-  // `configuration` already parsed (ParseAutoscalerOptions), for a caller that runs many cycles
-  // with one configuration (the simulator); it must be what `configuration` parses to.
+  // The configuration already parsed (ParseAutoscalerOptions), for a caller that runs many cycles
+  // with one configuration (the simulator). When set, the cycle does not read `configuration`
+  // (a caller with a plugin chain hands it to ChainedCycleInput::context instead).
   std::shared_ptr<const AutoscalerOptions> parsed_options;
 };
 

@@ -48,7 +48,6 @@ class FlinkAutoscalerPolicy final : public ScalingPolicy {
 
     flink::AutoscalerInput in;
     in.topology = *input.topology;
-    in.configuration = configuration_;
     in.parsed_options = options_;  // parsed once: the configuration never changes in a run
     in.now = now;
     in.job_status = FlinkJobStatus(m);
