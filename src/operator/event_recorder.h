@@ -46,6 +46,9 @@ inline constexpr char kUpgradeFailed[] = "UpgradeFailed";
 inline constexpr char kCheckpointNotFound[] = "CheckpointNotFound";
 // trimtab: one summary per autoscaler decision that changed parallelism overrides.
 inline constexpr char kScalingDecision[] = "ScalingDecision";
+// FlinkStateSnapshot: a savepoint not disposed on deletion; a snapshot whose job went away.
+inline constexpr char kSnapshotError[] = "SnapshotError";
+inline constexpr char kSnapshotAbandoned[] = "SnapshotAbandoned";
 }  // namespace reasons
 
 // Upstream EventRecorder.Component values (event source.component).
@@ -53,6 +56,7 @@ namespace components {
 inline constexpr char kOperator[] = "Operator";
 inline constexpr char kJobManagerDeployment[] = "JobManagerDeployment";
 inline constexpr char kJob[] = "Job";
+inline constexpr char kSnapshot[] = "Snapshot";
 }  // namespace components
 
 struct InvolvedObject {

@@ -195,7 +195,7 @@ FlinkStateSnapshotController::~FlinkStateSnapshotController() = default;
 void FlinkStateSnapshotController::Event(SnapshotPass& p, bool warning, std::string_view reason,
                                          const std::string& message) {
   deps_.events->Record(p.involved, warning ? EventType::kWarning : EventType::kNormal, reason,
-                       message, snapshot_events::kComponent);
+                       message, components::kSnapshot);
 }
 
 Status FlinkStateSnapshotController::WriteStatus(SnapshotPass& p) {
@@ -417,7 +417,7 @@ StatusOr<ReconcileResult> FlinkStateSnapshotController::InProgress(SnapshotPass&
               : "the job of " + p.target + " is not running (" +
                     (p.job_state.empty() ? std::string("no job status") : p.job_state) + ")");
     p.status.trigger_id.clear();
-    Event(p, /*warning=*/true, snapshot_events::kSnapshotAbandoned, p.status.error);
+    Event(p, /*warning=*/true, reasons::kSnapshotAbandoned, p.status.error);
     return ReconcileResult{};
   }
   const Duration poll = p.options.progress_check_interval;
@@ -509,7 +509,7 @@ Status FlinkStateSnapshotController::RemoveFinalizer(SnapshotPass& p) {
 void FlinkStateSnapshotController::DisposeSavepoint(SnapshotPass& p) {
   const std::string& path = p.status.path;
   auto failed = [&](const std::string& why) {
-    Event(p, /*warning=*/true, snapshot_events::kSnapshotError,
+    Event(p, /*warning=*/true, reasons::kSnapshotError,
           "Savepoint " + path + " was not disposed: " + why);
   };
   if (!p.rest) {

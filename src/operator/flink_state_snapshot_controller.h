@@ -61,13 +61,6 @@ inline constexpr char kJobKind[] = "job-reference.kind";
 inline constexpr char kJobName[] = "job-reference.name";
 }  // namespace snapshot_labels
 
-// Event reasons and the event component of snapshots (upstream EventRecorder).
-namespace snapshot_events {
-inline constexpr char kSnapshotError[] = "SnapshotError";
-inline constexpr char kSnapshotAbandoned[] = "SnapshotAbandoned";
-inline constexpr char kComponent[] = "Snapshot";
-}  // namespace snapshot_events
-
 // status.state; the enumerators' wire names are SnapshotStateName().
 enum class SnapshotState {
   kTriggerPending,  // waiting to be triggered (again, after a retryable failure)
