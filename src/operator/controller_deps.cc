@@ -1,6 +1,7 @@
 #include "operator/controller_deps.h"
 
 #include "adapters/flink/tcp_probe.h"
+#include "adapters/kube/object.h"
 
 namespace trimtab::op {
 
@@ -24,6 +25,26 @@ ControllerDeps WithDefaults(ControllerDeps deps) {
     };
   }
   return deps;
+}
+
+Status RemoveFinalizer(const kube::KubeClient& client, const kube::GroupVersionResource& resource,
+                       std::string_view finalizer, Json* object) {
+  const std::string ns = kube::ObjectNamespace(*object);
+  const std::string name = kube::ObjectName(*object);
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    Json updated = *object;
+    Json kept = Json::array();
+    for (const Json& f : updated["metadata"].value("finalizers", Json::array())) {
+      if (f != finalizer) kept.push_back(f);
+    }
+    updated["metadata"]["finalizers"] = kept;
+    StatusOr<Json> written = client.Update(resource, updated);
+    if (written.ok() || written.status().code() == StatusCode::kNotFound) return Status::Ok();
+    if (written.status().code() != StatusCode::kConflict) return written.status();
+    TRIMTAB_ASSIGN_OR_RETURN(*object, client.Get(resource, ns, name));
+  }
+  return ConflictError("remove the finalizer " + std::string(finalizer) + " of " + ns + "/" +
+                       name + ": conflicts");
 }
 
 }  // namespace trimtab::op

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "adapters/http/client.h"
 #include "adapters/kube/kube_client.h"
@@ -51,5 +52,11 @@ struct ReconcileResult {
 
 // Fills unset defaults (tcp_probe, fetch_artifact).
 ControllerDeps WithDefaults(ControllerDeps deps);
+
+// Removes `finalizer` from `*object` (a resource of `resource`) with an update, re-reading the
+// object and trying again on a 409 conflict, three attempts in all; `*object` follows the
+// re-reads. An object that is already gone is fine.
+Status RemoveFinalizer(const kube::KubeClient& client, const kube::GroupVersionResource& resource,
+                       std::string_view finalizer, Json* object);
 
 }  // namespace trimtab::op

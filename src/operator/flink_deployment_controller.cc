@@ -113,21 +113,6 @@ Status FlinkDeploymentController::EnsureFinalizer(DeploymentPass& p) {
   return Status::Ok();
 }
 
-Status FlinkDeploymentController::RemoveFinalizer(DeploymentPass& p) {
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    Json updated = p.object;
-    Json kept = Json::array();
-    for (const Json& f : updated["metadata"].value("finalizers", Json::array())) {
-      if (f != kFlinkDeploymentFinalizer) kept.push_back(f);
-    }
-    updated["metadata"]["finalizers"] = kept;
-    StatusOr<Json> written = deps_.client->Update(FlinkDeploymentsResource(), updated);
-    if (written.ok() || written.status().code() == StatusCode::kNotFound) return Status::Ok();
-    if (written.status().code() != StatusCode::kConflict) return written.status();
-    TRIMTAB_ASSIGN_OR_RETURN(p.object, deps_.client->Get(FlinkDeploymentsResource(), p.ns(), p.name()));
-  }
-  return ConflictError("remove the finalizer of " + p.ns() + "/" + p.name() + ": conflicts");
-}
 
 StatusOr<ReconcileResult> FlinkDeploymentController::Reconcile(const std::string& ns,
                                                                const std::string& name) {
@@ -377,7 +362,8 @@ StatusOr<ReconcileResult> FlinkDeploymentController::Cleanup(DeploymentPass& p) 
     if (!s.ok()) spdlog::warn("{}/{}: autoscaler cleanup: {}", p.ns(), p.name(), s.ToString());
   }
   st.lifecycle_state = api::LifecycleState::kDeleted;
-  TRIMTAB_RETURN_IF_ERROR(RemoveFinalizer(p));
+  TRIMTAB_RETURN_IF_ERROR(RemoveFinalizer(*deps_.client, FlinkDeploymentsResource(),
+                                          kFlinkDeploymentFinalizer, &p.object));
   return ReconcileResult{};
 }
 

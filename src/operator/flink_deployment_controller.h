@@ -54,7 +54,6 @@ class FlinkDeploymentController {
   StatusOr<ReconcileResult> Cleanup(DeploymentPass& p);
   Status WriteStatus(DeploymentPass& p);
   Status EnsureFinalizer(DeploymentPass& p);
-  Status RemoveFinalizer(DeploymentPass& p);
   void RefreshConfig(DeploymentPass& p);
   void EnsureRestClient(DeploymentPass& p);
   void UpdateConditions(DeploymentPass& p);

@@ -493,14 +493,8 @@ StatusOr<ReconcileResult> FlinkSessionJobController::Cleanup(SessionJobPass& p) 
                 "removing the finalizer");
   }
   if (deps_.autoscaler) deps_.autoscaler->Cleanup(p.ns, p.name).IgnoreError();
-  Json updated = p.object;
-  Json kept = Json::array();
-  for (const Json& f : updated["metadata"].value("finalizers", Json::array())) {
-    if (f != kFlinkSessionJobFinalizer) kept.push_back(f);
-  }
-  updated["metadata"]["finalizers"] = kept;
-  StatusOr<Json> written = deps_.client->Update(FlinkSessionJobsResource(), updated);
-  if (!written.ok() && written.status().code() != StatusCode::kNotFound) return written.status();
+  TRIMTAB_RETURN_IF_ERROR(RemoveFinalizer(*deps_.client, FlinkSessionJobsResource(),
+                                          kFlinkSessionJobFinalizer, &p.object));
   {
     std::lock_guard<std::mutex> lock(memory_mu_);
     memory_.erase(p.resource.metadata.uid());

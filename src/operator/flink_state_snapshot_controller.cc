@@ -488,23 +488,6 @@ Status FlinkStateSnapshotController::SyncMetadata(SnapshotPass& p, bool with_fin
   return Status::Ok();
 }
 
-Status FlinkStateSnapshotController::RemoveFinalizer(SnapshotPass& p) {
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    Json updated = p.object;
-    Json kept = Json::array();
-    for (const Json& f : updated["metadata"].value("finalizers", Json::array())) {
-      if (f != kFlinkStateSnapshotFinalizer) kept.push_back(f);
-    }
-    updated["metadata"]["finalizers"] = kept;
-    StatusOr<Json> written = deps_.client->Update(FlinkStateSnapshotsResource(), updated);
-    if (written.ok() || written.status().code() == StatusCode::kNotFound) return Status::Ok();
-    if (written.status().code() != StatusCode::kConflict) return written.status();
-    TRIMTAB_ASSIGN_OR_RETURN(p.object,
-                             deps_.client->Get(FlinkStateSnapshotsResource(), p.ns, p.name));
-  }
-  return ConflictError("remove the finalizer of FlinkStateSnapshot " + p.ns + "/" + p.name +
-                       ": conflicts");
-}
 
 void FlinkStateSnapshotController::DisposeSavepoint(SnapshotPass& p) {
   const std::string& path = p.status.path;
@@ -565,7 +548,8 @@ StatusOr<ReconcileResult> FlinkStateSnapshotController::Cleanup(SnapshotPass& p)
     spdlog::info("FlinkStateSnapshot {}/{}: deleted while in progress; the {} is left to Flink",
                  p.ns, p.name, p.spec.is_savepoint() ? "savepoint" : "checkpoint");
   }
-  TRIMTAB_RETURN_IF_ERROR(RemoveFinalizer(p));
+  TRIMTAB_RETURN_IF_ERROR(RemoveFinalizer(*deps_.client, FlinkStateSnapshotsResource(),
+                                          kFlinkStateSnapshotFinalizer, &p.object));
   const std::string uid = kube::ObjectUid(p.object);
   {
     std::lock_guard<std::mutex> lock(retry_mu_);

@@ -138,7 +138,6 @@ class FlinkStateSnapshotController {
   void DisposeSavepoint(SnapshotPass& p);
   // Adds the finalizer and brings the labels in line with spec and status (one update).
   Status SyncMetadata(SnapshotPass& p, bool with_finalizer);
-  Status RemoveFinalizer(SnapshotPass& p);
   Status WriteStatus(SnapshotPass& p);
   void Event(SnapshotPass& p, bool warning, std::string_view reason, const std::string& message);
 
