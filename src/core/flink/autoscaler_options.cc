@@ -173,10 +173,12 @@ Status ParseAlignment(OptionReader& r, AutoscalerOptions* o) {
       o->alignment_mode = AlignmentMode::kEvenlySpread;
     } else if (v == "OFF") {
       o->alignment_mode = AlignmentMode::kOff;
+    } else if (v == "CAPACITY") {
+      o->alignment_mode = AlignmentMode::kCapacity;
     } else {
       return InvalidArgumentError(kv->first + ": unsupported alignment mode \"" + kv->second +
-                                  "\": expected BALANCED, EVENLY_SPREAD or OFF (custom alignment "
-                                  "classes are not supported)");
+                                  "\": expected BALANCED, EVENLY_SPREAD, OFF or CAPACITY (custom "
+                                  "alignment classes are not supported)");
     }
     // The legacy key is shadowed by the new one; mark it consumed.
     r.Find("scaling.key-group.partitions.adjust.mode");
@@ -203,6 +205,7 @@ std::string_view AlignmentModeName(AlignmentMode m) {
     case AlignmentMode::kBalanced: return "BALANCED";
     case AlignmentMode::kEvenlySpread: return "EVENLY_SPREAD";
     case AlignmentMode::kOff: return "OFF";
+    case AlignmentMode::kCapacity: return "CAPACITY";
     case AlignmentMode::kLegacyEvenlySpread: return "EVENLY_SPREAD (legacy)";
     case AlignmentMode::kLegacyMaximizeUtilisation: return "MAXIMIZE_UTILISATION (legacy)";
   }

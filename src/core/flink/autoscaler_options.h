@@ -33,6 +33,9 @@ enum class AlignmentMode {
   kBalanced,      // divisor or load-reducing value above the proposal; none => keep the proposal
   kEvenlySpread,  // divisor above the proposal; none => keep the proposal
   kOff,           // no alignment
+  // trimtab: the smallest parallelism whose busiest subtask (ceil(N/p) key groups or partitions)
+  // carries the target, instead of ceil(scale factor × p) then a divisor (vertex_scaler.h).
+  kCapacity,
   // The deprecated `scaling.key-group.partitions.adjust.mode` (≤1.15 semantics): divisor (or, for
   // MAXIMIZE_UTILISATION, load-reducing) above the proposal, then a relaxed downward search that
   // may block the scaling (emits ScalingLimited).

@@ -118,6 +118,10 @@ TEST(AutoscalerOptionsTest, AlignmentModeResolution) {
                                     {"job.autoscaler.scaling.key-group.partitions.adjust.mode",
                                      "EVENLY_SPREAD"}})->alignment_mode,
             AlignmentMode::kOff);
+  EXPECT_EQ(ParseAutoscalerOptions({{"job.autoscaler.scaling.parallelism-alignment.mode",
+                                     "capacity"}})
+                ->alignment_mode,
+            AlignmentMode::kCapacity);
   auto bad = ParseAutoscalerOptions(
       {{"job.autoscaler.scaling.parallelism-alignment.mode", "com.example.MyMode"}});
   ASSERT_FALSE(bad.ok());

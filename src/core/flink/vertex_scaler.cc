@@ -13,14 +13,45 @@ namespace {
 
 std::string Num(double v) { return FormatLogNumber(v); }
 
+// What parallelism is fitted to: source partitions, else the key groups behind a HASH input;
+// 0 = neither.
+int AlignmentUnits(bool has_hash_input, int num_partitions, int max_parallelism) {
+  return num_partitions > 0 ? num_partitions : has_hash_input ? max_parallelism : 0;
+}
+
 }  // namespace
+
+double EffectiveParallelism(int p, int units) {
+  if (units <= 0) return p;
+  if (p >= units) return units;
+  const int busiest = (units + p - 1) / p;  // ceil(units / p) key groups or partitions
+  return static_cast<double>(units) / busiest;
+}
+
+double CapacityGain(int units, int current, int p, BusyTimeAggregator aggregator) {
+  // MAX / MIN busy time measure the rate the busiest subtask allows; AVG measures the subtasks'
+  // mean, as if the load were spread evenly over `current` subtasks.
+  const double measured =
+      aggregator == BusyTimeAggregator::kAvg ? current : EffectiveParallelism(current, units);
+  return EffectiveParallelism(p, units) / measured;
+}
 
 int ScaleParallelism(int current, bool has_hash_input, int num_partitions, int max_parallelism,
                      double scale_factor, int lower, int upper, AlignmentMode mode,
-                     std::optional<std::string>* limited) {
+                     BusyTimeAggregator aggregator, std::optional<std::string>* limited) {
+  const int upper_bound = std::min(max_parallelism, upper);
+  const int units = AlignmentUnits(has_hash_input, num_partitions, max_parallelism);
+  if (mode == AlignmentMode::kCapacity && units > 0) {
+    // The smallest parallelism that carries scale_factor times what the vertex carries now; past
+    // `units` subtasks nothing is gained.
+    const int last = std::max(lower, std::min(units, upper_bound));
+    for (int p = std::max(1, lower); p < last; ++p) {
+      if (CapacityGain(units, current, p, aggregator) >= scale_factor * (1 - 1e-9)) return p;
+    }
+    return last;
+  }
   const double raw = std::min(std::ceil(scale_factor * current),
                               static_cast<double>(std::numeric_limits<int>::max()));
-  const int upper_bound = std::min(max_parallelism, upper);
   int p = std::min(std::max(lower, static_cast<int>(raw)), upper_bound);
   if (p == current) return p;
   AlignmentResult a = AlignParallelism({.proposed = p,
@@ -112,7 +143,8 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
   const int max_parallelism = static_cast<int>(Current(*metrics, kMetricMaxParallelism));
   const int new_p = ScaleParallelism(current, in.has_hash_input,
                                      num_partitions > 0 ? num_partitions : 0, max_parallelism,
-                                     scale_factor, lower, upper, o.alignment_mode, &limited);
+                                     scale_factor, lower, upper, o.alignment_mode,
+                                     o.busy_time_aggregator, &limited);
   if (limited) {
     events->push_back({"Warning", "ScalingLimited",
                        "Scaling limited detected for " + in.vertex + " (" + *limited});
@@ -127,7 +159,14 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
                   " (scale factor " + Num(scale_factor) + ")";
     return none;
   }
-  SetCurrent(metrics, kMetricExpectedProcessingRate, tpr / current * new_p);
+  // What the vertex should process at new_p: linear in the parallelism, or with CAPACITY
+  // alignment in the busiest subtask's share of the load.
+  double gain = static_cast<double>(new_p) / current;
+  if (o.alignment_mode == AlignmentMode::kCapacity) {
+    const int units = AlignmentUnits(in.has_hash_input, num_partitions, max_parallelism);
+    if (units > 0) gain = CapacityGain(units, current, new_p, o.busy_time_aggregator);
+  }
+  SetCurrent(metrics, kMetricExpectedProcessingRate, tpr * gain);
   const bool outside = OutsideUtilizationBound(*metrics);
   const std::string band = outside ? "outside utilization band" : "within utilization band";
 

@@ -6,6 +6,7 @@
 // Thread-safety: pure functions (state passed explicitly).
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,11 +35,27 @@ struct VertexScalingInput {
   TimePoint now;
 };
 
+// Subtasks' worth of processing capacity at parallelism `p` when `units` key groups (or source
+// partitions) are spread as evenly as Flink spreads them: the busiest subtask holds
+// ceil(units / p) of them and saturates first, so the vertex carries units / ceil(units / p)
+// subtasks' worth (p when p divides units, never more than units). units <= 0: p.
+double EffectiveParallelism(int p, int units);
+
+// How many times more a keyed or partitioned vertex carries at parallelism p than at `current`,
+// where its true processing rate was measured with `aggregator`: MAX (the default) and MIN see
+// the rate the busiest subtask allows, AVG the rate of an even spread over `current` subtasks.
+double CapacityGain(int units, int current, int p, BusyTimeAggregator aggregator);
+
 // Upstream JobVertexScaler.scale: ceil(scale_factor × current) clamped to
 // [lower, min(max_parallelism, upper)] and aligned when it differs from `current`.
+// With AlignmentMode::kCapacity (trimtab) and keyed or partitioned input instead: the smallest
+// parallelism in [lower, min(units, max_parallelism, upper)] whose CapacityGain reaches
+// scale_factor, units = num_partitions if > 0, else max_parallelism for a HASH input (no divisor
+// rounding: the gain already counts the uneven split).
 // REQUIRES: lower <= upper.
 int ScaleParallelism(int current, bool has_hash_input, int num_partitions, int max_parallelism,
                      double scale_factor, int lower, int upper, AlignmentMode mode,
+                     BusyTimeAggregator aggregator = BusyTimeAggregator::kMax,
                      std::optional<std::string>* limited = nullptr);
 
 // Observed scalability coefficient α in [coefficient-min, 1], rounded up to 2 decimals; 1.0

@@ -190,6 +190,48 @@ TEST(AlignParallelismTest, LegacyBlocksWhenDirectionWouldInvert) {
   EXPECT_NE(r.limited->find("expected parallelism: 5, actual parallelism 4"), std::string::npos);
 }
 
+TEST(ScaleParallelismTest, EffectiveParallelismCountsTheBusiestSubtask) {
+  EXPECT_DOUBLE_EQ(EffectiveParallelism(8, 128), 8);          // 16 key groups each
+  EXPECT_DOUBLE_EQ(EffectiveParallelism(6, 128), 128.0 / 22);  // the busiest holds 22
+  EXPECT_DOUBLE_EQ(EffectiveParallelism(5, 16), 4);            // 4 partitions on the busiest
+  EXPECT_DOUBLE_EQ(EffectiveParallelism(20, 16), 16);          // 4 readers idle
+  EXPECT_DOUBLE_EQ(EffectiveParallelism(5, 0), 5);             // neither keyed nor partitioned
+}
+
+TEST(ScaleParallelismTest, CapacityTakesTheSmallestParallelismThatCarriesTheLoad) {
+  const auto s = [](int cur, bool hash, int partitions, double sf,
+                    BusyTimeAggregator agg = BusyTimeAggregator::kMax) {
+    return ScaleParallelism(cur, hash, partitions, 128, sf, 1, kMax, AlignmentMode::kCapacity,
+                            agg);
+  };
+  // 2 -> x3.02 over 128 key groups: 6 carries 128 / 22 = 5.8 subtasks' worth, 7 carries 6.7.
+  // BALANCED takes ceil(6.04) = 7 up to the divisor 8.
+  EXPECT_EQ(s(2, true, 0, 3.02), 7);
+  EXPECT_EQ(ScaleParallelism(2, true, 0, 128, 3.02, 1, kMax, AlignmentMode::kBalanced), 8);
+  // 16 partitions at 4 readers, x1.2: 5 readers still leave 4 partitions on one (no gain); 6.
+  EXPECT_EQ(s(4, false, 16, 1.2), 6);
+  EXPECT_EQ(ScaleParallelism(4, false, 16, 128, 1.2, 1, kMax, AlignmentMode::kOff), 5);
+  // Down: 8 -> x0.6 needs 4.8 subtasks' worth: 5 gives 128 / 26 = 4.92.
+  EXPECT_EQ(s(8, true, 0, 0.6), 5);
+  // With AVG busy time the measured rate assumed 5 full readers of 16 partitions; the busiest
+  // limits them to 4, so even x1 needs 6.
+  EXPECT_EQ(s(5, false, 16, 1.0, BusyTimeAggregator::kAvg), 6);
+  EXPECT_EQ(s(5, false, 16, 1.0), 4);  // MAX measured the busiest: 4 readers carry as much
+  // Beyond the partitions nothing is gained; without keys or partitions it is linear.
+  EXPECT_EQ(s(4, false, 16, 10.0), 16);
+  EXPECT_EQ(s(2, false, 0, 3.02), 7);
+}
+
+TEST_F(VertexScalerTest, CapacityAlignmentExpectsTheBusiestSubtasksRate) {
+  o_.alignment_mode = AlignmentMode::kCapacity;
+  o_.target_utilization = 1.0;
+  // Hash input, 720 key groups, 10 -> target 250 at TPR 100: 25 subtasks hold at most 29 groups
+  // (720 / 29 = 24.8 < 25), 26 hold 28 (25.7).
+  MetricMap m = Evaluated(10, 250, 100);
+  ExpectChange(Compute(&m, /*hash=*/true), 26, true);
+  EXPECT_NEAR(Current(m, kMetricExpectedProcessingRate), 100 * (720.0 / 28) / 10, 1e-9);
+}
+
 TEST_F(VertexScalerTest, MinParallelismLimitIsUsed) {
   o_.vertex_min_parallelism = 5;
   o_.scale_down_interval = Millis(0);
