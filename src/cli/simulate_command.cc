@@ -49,9 +49,10 @@ spike, ramp, noisy plateau, skewed partitions, two-source join). Every field: do
 
 Policies:
   trimtab       the default: the Flink autoscaler algorithm with trimtab's defaults (run near
-                85 % busy, 10-min window with step detection, one-step scale-downs held
-                15 min, catch-up sized from observed restarts) through the executor plugin
-                chain (restart-cost gate); configurable per scenario:
+                85 % busy, 10-min window with step detection, keyed vertices sized by
+                their busiest subtask, early scale-up while the window refills, one-step
+                scale-downs held 15 min, catch-up sized from observed restarts) through the
+                executor plugin chain (restart-cost gate); configurable per scenario:
                 {name: trimtab, config: {configuration: {...}, plugins: [...]}}
   flink-compat  the upstream Flink autoscaler with upstream defaults, exactly
   hpa-cpu       a Kubernetes HPA on TaskManager CPU at 70 % (reactive mode: all vertices move)

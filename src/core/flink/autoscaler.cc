@@ -273,12 +273,20 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
     }
     log.Note("evaluate", "custom " + name + ": " + per_vertex);
   }
+  // Early scale-up (trimtab): a job that falls behind right after a (re)start need not wait for
+  // the whole window; scale-downs still do.
+  std::optional<std::string> early;
   if (!ws.fully_collected) {
-    log.outcome = CycleOutcome::kWindowNotFull;
+    early = EarlyScaleUpReason(in.topology, state.metric_window, ws.stable_time, o);
+    if (!early) {
+      log.outcome = CycleOutcome::kWindowNotFull;
+      log.Note("evaluate", "metric window not full until " + FormatRfc3339(ws.window_full_time) +
+                               ": no scaling decision yet");
+      res.state = std::move(state);
+      return res;
+    }
     log.Note("evaluate", "metric window not full until " + FormatRfc3339(ws.window_full_time) +
-                             ": no scaling decision yet");
-    res.state = std::move(state);
-    return res;
+                             ", but " + *early + ": scale-ups only (early-scale-up)");
   }
 
   if (step_pending) {
@@ -338,10 +346,17 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
     auto hit = state.scaling_history.find(v.id);
     VertexScalingInput vin{v.id, hash, hit == state.scaling_history.end() ? nullptr : &hit->second,
                            restart_time, in.now};
-    ParallelismChange c =
-        ComputeScaleTargetParallelism(o, vin, &metrics, &state.delayed_scale_down, &log.events);
+    // An early decision leaves the delayed scale-downs as they were.
+    std::map<VertexId, VertexDelayedScaleDown> scratch;
+    if (early) scratch = state.delayed_scale_down;
+    ParallelismChange c = ComputeScaleTargetParallelism(
+        o, vin, &metrics, early ? &scratch : &state.delayed_scale_down, &log.events);
     d.reasons.push_back(c.reason);
     if (!c.change) continue;
+    if (early && c.new_parallelism < v.parallelism) {
+      d.reasons.push_back("not applied: a scale-down waits for the full metric window");
+      continue;
+    }
     d.proposed_parallelism = c.new_parallelism;
     d.outside_utilization_bound = c.outside_utilization_bound;
     any_outside = any_outside || c.outside_utilization_bound;

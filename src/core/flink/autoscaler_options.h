@@ -93,6 +93,11 @@ struct AutoscalerOptions {
   // window rate / (1 + this), the latest rate is its TARGET_DATA_RATE. 0 = off (upstream).
   double step_detection_threshold = 0;
   Millis step_detection_interval{60 * 1000};
+  // trimtab extension (docs/eval-flink.md, "Early scale-up"): while the metric window refills
+  // after a (re)start, a scale-up may be decided once the samples since stabilization span this
+  // long and a source's lag grew over them. 0 = off (upstream: no decision before the window is
+  // full).
+  Millis early_scale_up_window{0};
   int observed_tpr_min_observations = 2;
   bool scaling_effectiveness_detection_enabled = false;
   double scaling_effectiveness_threshold = 0.1;

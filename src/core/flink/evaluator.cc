@@ -221,6 +221,40 @@ std::vector<ArrivalSpan> RecentArrivalSpans(const Window& w, const VertexId& sou
   return spans;
 }
 
+std::optional<std::string> EarlyScaleUpReason(const JobTopology& t, const Window& w,
+                                              TimePoint stable_time, const AutoscalerOptions& o) {
+  if (o.early_scale_up_window <= Millis(0) || w.empty()) return std::nullopt;
+  size_t first = 0;
+  while (first < w.size() && w[first].time < stable_time) ++first;
+  const size_t last = w.size() - 1;
+  if (first >= last || w[last].time - w[first].time < o.early_scale_up_window) return std::nullopt;
+  const double seconds = std::chrono::duration<double>(w[last].time - w[first].time).count();
+  for (const VertexInfo& v : t.vertices) {
+    if (!t.IsSource(v.id)) continue;
+    const double lag_begin = Lookup(w[first], kMetricLag, v.id);
+    const double lag_end = Lookup(w[last], kMetricLag, v.id);
+    const double read_begin = Lookup(w[first], kMetricNumRecordsIn, v.id);
+    const double read_end = Lookup(w[last], kMetricNumRecordsIn, v.id);
+    if (std::isnan(lag_begin) || std::isnan(lag_end) || std::isnan(read_begin) ||
+        std::isnan(read_end)) {
+      continue;
+    }
+    // Behind: more than a second of input waits, and at the pace the backlog has shrunk since
+    // stabilization it would not be gone within catch-up.duration.
+    const double read_per_second = (read_end - read_begin) / seconds;
+    const double drain_per_second = (lag_begin - lag_end) / seconds;
+    if (lag_end <= read_per_second) continue;
+    const double catch_up = Seconds(o.catch_up_duration);
+    if (drain_per_second <= 0 || lag_end / drain_per_second > catch_up) {
+      return v.id + " lag went from " + FormatLogNumber(lag_begin) + " to " +
+             FormatLogNumber(lag_end) + " records in the " + FormatLogNumber(seconds) +
+             " s since stabilization, not on course to drain within catch-up.duration " +
+             FormatFlinkDuration(o.catch_up_duration);
+    }
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 struct StepCheck {

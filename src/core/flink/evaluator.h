@@ -73,6 +73,14 @@ std::vector<ArrivalSpan> RecentArrivalSpans(const Window& w, const VertexId& sou
 std::optional<ArrivalSpan> ArrivalBetween(const Window& w, const VertexId& source, size_t begin,
                                           size_t end);
 
+// Early scale-up (o.early_scale_up_window > 0; docs/eval-flink.md): when the samples at or after
+// `stable_time` span at least the early window and some source is behind (more than one second
+// of what it reads is waiting, and at the pace its lag shrank over those samples it would not
+// drain within catch-up.duration), why, for the decision log; else nullopt. The caller may then
+// decide scale-ups before the window is full.
+std::optional<std::string> EarlyScaleUpReason(const JobTopology& t, const Window& w,
+                                              TimePoint stable_time, const AutoscalerOptions& o);
+
 // REQUIRES: w.size() >= 1. Fails when a source has no ingestion rate information.
 //
 // Step detection (o.step_detection_threshold = θ > 0; docs/eval-flink.md): a source's arrival

@@ -403,5 +403,34 @@ TEST(CollectSampleTest, LoadRoundingLagAndObservedTpr) {
             "samples[3].vertices.sink.busyTimeMsPerSecond: required metric is missing");
 }
 
+TEST(EvaluatorTest, EarlyScaleUpNeedsABacklogThatDoesNotDrainInTime) {
+  AutoscalerOptions o;
+  o.early_scale_up_window = Millis(60'000);
+  o.catch_up_duration = Millis(300'000);
+  // Reads 100/s from t = 10 s (the stable time) to 70 s; lag at 10 s and at 70 s.
+  const auto window = [](double lag_begin, double lag_end) {
+    return Window{Sample(0, {{"source", {{kMetricLag, 0}, {kMetricNumRecordsIn, 0}}}}),
+                  Sample(10'000, {{"source", {{kMetricLag, lag_begin}, {kMetricNumRecordsIn, 0}}}}),
+                  Sample(70'000, {{"source", {{kMetricLag, lag_end}, {kMetricNumRecordsIn, 6000}}}})};
+  };
+  const TimePoint stable = FromUnixMillis(10'000);
+  const JobTopology t = SourceSink();
+  // Growing: behind.
+  std::optional<std::string> why = EarlyScaleUpReason(t, window(500, 2000), stable, o);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("source lag went from 500 to 2000 records in the 60 s"), std::string::npos)
+      << *why;
+  // Shrinking 10/s with 2000 left: 200 s, within catch-up.duration (300 s).
+  EXPECT_FALSE(EarlyScaleUpReason(t, window(2600, 2000), stable, o));
+  // Shrinking 5/s with 2000 left: 400 s, too slow.
+  EXPECT_TRUE(EarlyScaleUpReason(t, window(2300, 2000), stable, o));
+  // Under one second of input (100 records) waiting is no backlog, even if it grew.
+  EXPECT_FALSE(EarlyScaleUpReason(t, window(0, 90), stable, o));
+  // The span since the stable time must reach the early window; the sample at 0 does not count.
+  EXPECT_FALSE(EarlyScaleUpReason(t, window(500, 2000), FromUnixMillis(10'001), o));
+  o.early_scale_up_window = Millis(0);  // off
+  EXPECT_FALSE(EarlyScaleUpReason(t, window(500, 2000), stable, o));
+}
+
 }  // namespace
 }  // namespace trimtab::core::flink
