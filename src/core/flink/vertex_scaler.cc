@@ -19,6 +19,12 @@ int AlignmentUnits(bool has_hash_input, int num_partitions, int max_parallelism)
   return num_partitions > 0 ? num_partitions : has_hash_input ? max_parallelism : 0;
 }
 
+// CAPACITY sizes what must grow (scale factor >= 1) by the busiest subtask; a vertex that gives
+// capacity back is aligned as BALANCED aligns it.
+bool SizedByCapacity(AlignmentMode mode, int units, double scale_factor) {
+  return mode == AlignmentMode::kCapacity && units > 0 && scale_factor >= 1;
+}
+
 }  // namespace
 
 double EffectiveParallelism(int p, int units) {
@@ -41,7 +47,7 @@ int ScaleParallelism(int current, bool has_hash_input, int num_partitions, int m
                      BusyTimeAggregator aggregator, std::optional<std::string>* limited) {
   const int upper_bound = std::min(max_parallelism, upper);
   const int units = AlignmentUnits(has_hash_input, num_partitions, max_parallelism);
-  if (mode == AlignmentMode::kCapacity && units > 0) {
+  if (SizedByCapacity(mode, units, scale_factor)) {
     // The smallest parallelism that carries scale_factor times what the vertex carries now; past
     // `units` subtasks nothing is gained.
     const int last = std::max(lower, std::min(units, upper_bound));
@@ -54,6 +60,7 @@ int ScaleParallelism(int current, bool has_hash_input, int num_partitions, int m
                               static_cast<double>(std::numeric_limits<int>::max()));
   int p = std::min(std::max(lower, static_cast<int>(raw)), upper_bound);
   if (p == current) return p;
+  if (mode == AlignmentMode::kCapacity) mode = AlignmentMode::kBalanced;
   AlignmentResult a = AlignParallelism({.proposed = p,
                                         .current = current,
                                         .num_partitions = num_partitions,
@@ -159,12 +166,12 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
                   " (scale factor " + Num(scale_factor) + ")";
     return none;
   }
-  // What the vertex should process at new_p: linear in the parallelism, or with CAPACITY
-  // alignment in the busiest subtask's share of the load.
+  // What the vertex should process at new_p: linear in the parallelism, or, sized by CAPACITY,
+  // in the busiest subtask's share of the load.
   double gain = static_cast<double>(new_p) / current;
-  if (o.alignment_mode == AlignmentMode::kCapacity) {
-    const int units = AlignmentUnits(in.has_hash_input, num_partitions, max_parallelism);
-    if (units > 0) gain = CapacityGain(units, current, new_p, o.busy_time_aggregator);
+  const int units = AlignmentUnits(in.has_hash_input, num_partitions, max_parallelism);
+  if (SizedByCapacity(o.alignment_mode, units, scale_factor)) {
+    gain = CapacityGain(units, current, new_p, o.busy_time_aggregator);
   }
   SetCurrent(metrics, kMetricExpectedProcessingRate, tpr * gain);
   const bool outside = OutsideUtilizationBound(*metrics);

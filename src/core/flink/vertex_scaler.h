@@ -48,10 +48,11 @@ double CapacityGain(int units, int current, int p, BusyTimeAggregator aggregator
 
 // Upstream JobVertexScaler.scale: ceil(scale_factor × current) clamped to
 // [lower, min(max_parallelism, upper)] and aligned when it differs from `current`.
-// With AlignmentMode::kCapacity (trimtab) and keyed or partitioned input instead: the smallest
-// parallelism in [lower, min(units, max_parallelism, upper)] whose CapacityGain reaches
-// scale_factor, units = num_partitions if > 0, else max_parallelism for a HASH input (no divisor
-// rounding: the gain already counts the uneven split).
+// With AlignmentMode::kCapacity (trimtab), keyed or partitioned input and scale_factor >= 1
+// instead: the smallest parallelism in [lower, min(units, max_parallelism, upper)] whose
+// CapacityGain reaches scale_factor, units = num_partitions if > 0, else max_parallelism for a
+// HASH input (no divisor rounding: the gain already counts the uneven split). Below 1, kCapacity
+// aligns as kBalanced: capacity is given back in the coarser, safer steps.
 // REQUIRES: lower <= upper.
 int ScaleParallelism(int current, bool has_hash_input, int num_partitions, int max_parallelism,
                      double scale_factor, int lower, int upper, AlignmentMode mode,

@@ -211,8 +211,10 @@ TEST(ScaleParallelismTest, CapacityTakesTheSmallestParallelismThatCarriesTheLoad
   // 16 partitions at 4 readers, x1.2: 5 readers still leave 4 partitions on one (no gain); 6.
   EXPECT_EQ(s(4, false, 16, 1.2), 6);
   EXPECT_EQ(ScaleParallelism(4, false, 16, 128, 1.2, 1, kMax, AlignmentMode::kOff), 5);
-  // Down: 8 -> x0.6 needs 4.8 subtasks' worth: 5 gives 128 / 26 = 4.92.
-  EXPECT_EQ(s(8, true, 0, 0.6), 5);
+  // Down: giving capacity back is aligned as BALANCED does: ceil(8 x 0.6) = 5, then 6 is the
+  // first value that lowers the key groups per subtask (sized by capacity it would be 5).
+  EXPECT_EQ(s(8, true, 0, 0.6), 6);
+  EXPECT_EQ(ScaleParallelism(8, true, 0, 128, 0.6, 1, kMax, AlignmentMode::kBalanced), 6);
   // With AVG busy time the measured rate assumed 5 full readers of 16 partitions; the busiest
   // limits them to 4, so even x1 needs 6.
   EXPECT_EQ(s(5, false, 16, 1.0, BusyTimeAggregator::kAvg), 6);
