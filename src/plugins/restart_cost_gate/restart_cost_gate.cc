@@ -135,6 +135,18 @@ StatusOr<core::ExecutorResult> RestartCostGate::Execute(const core::ExecutorCont
           "no vertex has both TRUE_PROCESSING_RATE and a non-zero TARGET_DATA_RATE: the benefit "
           "is unknown");
     }
+    // A bottleneck below the input rate lets the backlog grow for as long as the load lasts: if
+    // it would pass the threshold within the period anyway, restarting now keeps it smallest.
+    const double projected = lag + std::max(0.0, input_rate - before) * period;
+    if (options_.approve_above_lag_seconds > 0 &&
+        projected / input_rate > options_.approve_above_lag_seconds) {
+      return core::ExecutorResult::Approve(
+          "the bottleneck carries " + Fixed0(before) + " of " + Fixed0(input_rate) +
+          " records/s: within " + Fixed0(period) + "s the backlog would reach " +
+          Fixed0(projected / input_rate) + "s of input, above approveAboveLagSeconds " +
+          Fixed0(options_.approve_above_lag_seconds) +
+          "s: the scale-up is not weighed against its restart");
+    }
     const double demand = lag + input_rate * period;
     benefit += std::min(after * period, demand) - std::min(before * period, demand);
   }

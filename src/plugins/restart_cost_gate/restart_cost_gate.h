@@ -17,7 +17,10 @@
 //
 // A scale-up while the backlog is above approveAboveLagSeconds of input (L / R; 0 = never) is
 // approved without the comparison: a saturated bottleneck reports about the input rate as its
-// TRUE_PROCESSING_RATE, so the capacity model cannot see what the backlog shows.
+// TRUE_PROCESSING_RATE, so the capacity model cannot see what the backlog shows. So is one whose
+// bottleneck is below the input rate by enough that the backlog would pass that threshold within
+// the period, (L + (R - before) * period) / R: the restart is coming anyway, and the later it
+// comes the larger the backlog it leaves.
 //
 // Scale-downs are not gated unless scaleDownRecordsPerSlotSecond > 0: then freed slots count as a
 // benefit of freed_slots * period * that value (how many records one slot-second is worth).

@@ -91,6 +91,28 @@ TEST(RestartCostGateTest, BacklogAboveApproveAboveLagSecondsPassesUnweighed) {
   EXPECT_EQ(Gate(Context(1200, 45000), {{"v1", Summary(4, 2)}}, o)->verdict, ChainVerdict::kVeto);
 }
 
+TEST(RestartCostGateTest, ADeficitThatWouldPassApproveAboveLagSecondsPassesUnweighed) {
+  // The bottleneck carries 990 of 1000 records/s: 10/s short, so an hour adds 36000 records,
+  // 36 s of input. By benefit (36000 records) the restart (60000) does not pay, but the backlog
+  // would break a 30-s threshold within the hour anyway.
+  RestartCostGateOptions o;
+  o.approve_above_lag_seconds = 30;
+  auto r = Gate(Context(990, 0), {{"v1", Summary(2, 4)}}, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->verdict, ChainVerdict::kApprove);
+  EXPECT_EQ(r->reason,
+            "the bottleneck carries 990 of 1000 records/s: within 3600s the backlog would reach "
+            "36s of input, above approveAboveLagSeconds 30s: the scale-up is not weighed against "
+            "its restart");
+  // 995/s: 18 s within the hour, plus 5 s waiting now: 23 s, the comparison decides (veto).
+  EXPECT_EQ(Gate(Context(995, 5000), {{"v1", Summary(2, 4)}}, o)->verdict, ChainVerdict::kVeto);
+  // ... and with 15 s already waiting, 33 s: approved.
+  EXPECT_EQ(Gate(Context(995, 15000), {{"v1", Summary(2, 4)}}, o)->verdict,
+            ChainVerdict::kApprove);
+  // Without approveAboveLagSeconds the deficit is only weighed.
+  EXPECT_EQ(Gate(Context(990, 0), {{"v1", Summary(2, 4)}})->verdict, ChainVerdict::kVeto);
+}
+
 TEST(RestartCostGateTest, SmallBacklogBelowCostIsVetoedLargerPasses) {
   // Capacity equals input; the only gain is clearing the backlog.
   auto small = Gate(Context(1000, 30000), {{"v1", Summary(2, 4)}});
