@@ -11,6 +11,8 @@
 //   autoscaling_bench --keep-policies f.yaml  # the scenario's own policies and their configs
 //   autoscaling_bench --seeds 1,2,3         # also every scenario under these seeds: a summary
 //                                           # per policy of how the figures move with the seed
+//   autoscaling_bench --random 200          # instead: 200 random scenarios (random_scenarios.h),
+//                                           # the same summary and the default policy's worst runs
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +32,7 @@
 #include "sim/policies/registry.h"
 #include "sim/scenario.h"
 #include "sim/simulator.h"
+#include "random_scenarios.h"
 
 namespace fs = std::filesystem;
 using namespace trimtab;
@@ -137,6 +140,83 @@ const sim::PolicyReport* Find(const sim::SimulationReport& r, const std::string&
   return nullptr;
 }
 
+void PrintAcross(const std::map<std::string, AcrossSeeds>& across) {
+  std::printf("| policy | runs | × oracle mean | worst (run) | SLO viol outside restarts, mean | "
+              "runs > 0.5 %% | runs > 2 steps | rescales | on noisy load |\n"
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const std::string& name : sim::ComparedPolicyNames()) {
+    auto it = across.find(name);
+    if (it == across.end()) continue;
+    const AcrossSeeds& a = it->second;
+    std::printf("| %s | %d | %.2f | %.2f (%s) | %.2f %% | %d | %d | %d | %d |\n", name.c_str(), a.runs,
+                a.ratio_sum / a.runs, a.ratio_worst, a.worst_run.c_str(), a.outside_pct_sum / a.runs,
+                a.outside_over_target, a.change_over_target, a.rescales, a.noisy_rescales);
+  }
+}
+
+// One random run as a table row: the job, the workload shape and each policy's cost / lag
+// outside restarts / rescales.
+struct RandomRun {
+  std::string label;
+  double trimtab_outside_pct = 0;
+  std::string row;
+};
+
+// --random: `count` scenarios drawn from `seed`, the across-runs summary per policy and the
+// runs where the default policy spent most time above the lag SLO outside restarts.
+// With `json_dir`, each scenario is also written there as <name>.yaml (JSON, which is YAML), to
+// rerun with `trimtab simulate`, next to its report <name>.json.
+int RunRandom(int count, uint64_t seed, const sim::PolicyRegistry& registry,
+              const std::string& json_dir) {
+  std::map<std::string, AcrossSeeds> across;
+  std::vector<RandomRun> runs;
+  for (int i = 0; i < count; ++i) {
+    Json doc = bench::RandomScenario(seed, i);
+    doc["policies"] = sim::ComparedPolicyNames();
+    StatusOr<sim::Scenario> scenario = sim::ParseScenario(doc);
+    if (!scenario.ok()) {
+      std::fprintf(stderr, "error: random scenario %d: %s\n%s\n", i,
+                   scenario.status().message().c_str(), doc.dump().c_str());
+      return 1;
+    }
+    StatusOr<sim::ObservedRun> run = sim::RunScenarioObserved(*scenario, registry, {});
+    if (!run.ok()) {
+      std::fprintf(stderr, "error: %s: %s\n", scenario->name.c_str(), run.status().message().c_str());
+      return 1;
+    }
+    Accumulate(*run, scenario->name, &across);
+    const sim::SimulationReport& r = run->report;
+    if (!json_dir.empty()) {
+      std::ofstream(json_dir + "/" + r.scenario + ".yaml") << doc.dump(2) << "\n";
+      std::ofstream(json_dir + "/" + r.scenario + ".json") << sim::ReportToText(r, false);
+    }
+    RandomRun rr{.label = scenario->name};
+    rr.row = fmt::format("| {} | {} p={} partitions={} | {} |", scenario->name,
+                         doc["job"]["library"].get<std::string>(), doc["job"]["parallelism"].get<int>(),
+                         doc["job"]["partitions"].get<int>(), doc["workload"]["type"].get<std::string>());
+    for (size_t k = 0; k < r.policies.size(); ++k) {
+      const sim::PolicyReport& p = r.policies[k];
+      if (p.policy == "static" || p.policy == "oracle") continue;
+      const double outside = 100.0 * run->restarts[k].violation_outside_restarts_seconds / r.duration_seconds;
+      if (p.policy == "trimtab") rr.trimtab_outside_pct = outside;
+      rr.row += fmt::format(" {:.2f}x / {:.2f} % / {} |", p.ratio_to_oracle.value_or(0), outside, p.rescales);
+    }
+    runs.push_back(std::move(rr));
+    if ((i + 1) % 20 == 0) std::fprintf(stderr, "autoscaling_bench: %d of %d random scenarios\n", i + 1, count);
+  }
+  std::printf("%d random scenarios (random_scenarios.h) from seed %llu, 12 h each:\n\n", count,
+              static_cast<unsigned long long>(seed));
+  PrintAcross(across);
+  std::sort(runs.begin(), runs.end(), [](const RandomRun& a, const RandomRun& b) {
+    return a.trimtab_outside_pct > b.trimtab_outside_pct;
+  });
+  std::printf("\nThe 10 runs where trimtab spent most time above the lag SLO outside restarts "
+              "(cost x oracle / %% of run / rescales):\n\n"
+              "| run | job | workload | trimtab | flink-compat | hpa-cpu |\n|---|---|---|---|---|---|\n");
+  for (size_t i = 0; i < runs.size() && i < 10; ++i) std::printf("%s\n", runs[i].row.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -144,9 +224,24 @@ int main(int argc, char** argv) {
   std::string json_dir;
   bool keep_policies = false;
   std::vector<uint64_t> seeds;
+  int random_count = 0;
+  uint64_t random_seed = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--json-dir" && i + 1 < argc) {
+    if (a == "--random" && i + 1 < argc) {
+      random_count = std::atoi(argv[++i]);
+      if (random_count <= 0) {
+        std::fprintf(stderr, "autoscaling_bench: --random: expected a positive count, got \"%s\"\n", argv[i]);
+        return 2;
+      }
+    } else if (a == "--random-seed" && i + 1 < argc) {
+      const std::vector<uint64_t> s = ParseSeeds(argv[++i]);
+      if (s.size() != 1) {
+        std::fprintf(stderr, "autoscaling_bench: --random-seed: expected one number\n");
+        return 2;
+      }
+      random_seed = s[0];
+    } else if (a == "--json-dir" && i + 1 < argc) {
       json_dir = argv[++i];
     } else if (a == "--seeds" && i + 1 < argc) {
       seeds = ParseSeeds(argv[++i]);
@@ -154,16 +249,24 @@ int main(int argc, char** argv) {
       keep_policies = true;
     } else if (a == "-h" || a == "--help") {
       std::printf("usage: autoscaling_bench [--json-dir DIR] [--keep-policies] [--seeds 1,2,3] [SCENARIO.yaml | DIR]...\n"
+                  "       autoscaling_bench --random N [--random-seed S]\n"
                   "  --keep-policies  use a scenario's own `policies` (with configs) when it lists\n"
                   "                   them, instead of trimtab, flink-compat, hpa-cpu, static, oracle\n"
                   "  --seeds LIST     also run every scenario under each of these seeds (noise, key\n"
                   "                   skew, partition split) and print, per policy, how the figures\n"
                   "                   hold up across them: mean and worst cost, lag, convergence\n"
+                  "  --random N       instead of scenario files: N random scenarios (library job,\n"
+                  "                   parallelism, partitions, workload shape drawn from the seed,\n"
+                  "                   default 1), summarized per policy, with trimtab's worst runs\n"
                   "default: the suite in the source tree's bench/autoscaling/scenarios\n");
       return 0;
     } else {
       args.push_back(a);
     }
+  }
+  if (!json_dir.empty()) fs::create_directories(json_dir);
+  if (random_count > 0) {
+    return RunRandom(random_count, random_seed, sim::AllPoliciesRegistry(), json_dir);
   }
   if (args.empty()) args.push_back(std::string(TRIMTAB_SOURCE_DIR) + "/bench/autoscaling/scenarios");
   const std::vector<std::string> files = ScenarioFiles(args);
@@ -171,7 +274,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "autoscaling_bench: no scenario files\n");
     return 1;
   }
-  if (!json_dir.empty()) fs::create_directories(json_dir);
 
   const sim::PolicyRegistry registry = sim::AllPoliciesRegistry();
   std::map<std::string, Totals> speed;
@@ -283,17 +385,7 @@ int main(int argc, char** argv) {
   if (!across.empty()) {
     std::printf("\nAcross seeds (every scenario with its own seed and each of --seeds; \"> 0.5 %%\" and\n"
                 "\"> 2 steps\" count runs that miss those targets):\n\n");
-    std::printf("| policy | runs | × oracle mean | worst (run) | SLO viol outside restarts, mean | "
-                "runs > 0.5 %% | runs > 2 steps | rescales | on noisy load |\n"
-                "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    for (const std::string& name : sim::ComparedPolicyNames()) {
-      auto it = across.find(name);
-      if (it == across.end()) continue;
-      const AcrossSeeds& a = it->second;
-      std::printf("| %s | %d | %.2f | %.2f (%s) | %.2f %% | %d | %d | %d | %d |\n", name.c_str(), a.runs,
-                  a.ratio_sum / a.runs, a.ratio_worst, a.worst_run.c_str(), a.outside_pct_sum / a.runs,
-                  a.outside_over_target, a.change_over_target, a.rescales, a.noisy_rescales);
-    }
+    PrintAcross(across);
   }
   return 0;
 }

@@ -1,0 +1,128 @@
+#include "random_scenarios.h"
+
+#include <cmath>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/rng.h"
+
+namespace trimtab::bench {
+namespace {
+
+constexpr double kMinute = 60;
+constexpr double kHour = 3600;
+
+// A library job and what one subtask of its bottleneck vertex carries, in source records/s
+// (src/sim/job_library.cc: 155,000 records per core over the vertex's cost units).
+struct LibraryJob {
+  const char* name;
+  double bottleneck_per_subtask;
+};
+constexpr LibraryJob kJobs[] = {
+    {"q1", 155'000 / 0.98},  // one stateless vertex
+    {"q2", 155'000 / 0.88},  // one selective stateless vertex
+    {"q5", 155'000 / 5.5},   // the HOP window count
+    {"q8", 155'000 / 1.06},  // two sources into a window join; reading dominates
+    {"q11", 155'000 / 2.9},  // session windows over hot bidders
+};
+constexpr int kPartitionChoices[] = {4, 6, 8, 12, 16, 24, 32};
+
+class Draw {
+ public:
+  explicit Draw(uint64_t seed) : rng_(seed) {}
+  double Between(double lo, double hi) { return lo + (hi - lo) * rng_.Uniform(); }
+  int IntBetween(int lo, int hi) { return lo + static_cast<int>(rng_.Below(hi - lo + 1)); }
+  template <typename T, size_t N>
+  const T& Pick(const T (&items)[N]) {
+    return items[rng_.Below(N)];
+  }
+
+ private:
+  sim::Xoshiro256 rng_;
+};
+
+double Rate(double r) { return std::round(r); }
+
+Json Steps(Draw& d, double base) {
+  Json steps = Json::array();
+  double at = d.Between(1, 3) * kHour;
+  const int n = d.IntBetween(1, 3);
+  for (int i = 0; i < n; ++i) {
+    steps.push_back({{"at", std::round(at)}, {"rate", Rate(base * d.Between(0.3, 4))}});
+    at += d.Between(1.5, 4) * kHour;
+  }
+  return {{"type", "step"}, {"rate", Rate(base)}, {"steps", steps}};
+}
+
+Json Workload(Draw& d, double base) {
+  switch (d.IntBetween(0, 6)) {
+    case 0:
+      return Steps(d, base);
+    case 1:
+      return {{"type", "noise"},
+              {"stddev", std::round(d.Between(0.05, 0.2) * 100) / 100},
+              {"interval", 30.0 * d.IntBetween(1, 2)},
+              {"of", Steps(d, base)}};
+    case 2:
+      return {{"type", "ramp"},
+              {"from", Rate(base)},
+              {"to", Rate(base * d.Between(0.2, 6))},
+              {"start", kHour},
+              {"duration", d.IntBetween(2, 8) * kHour}};
+    case 3:
+      return {{"type", "noise"},
+              {"stddev", 0.05},
+              {"interval", kMinute},
+              {"of",
+               {{"type", "daily"},
+                {"trough", Rate(base * d.Between(0.1, 0.5))},
+                {"peak", Rate(base * d.Between(1, 3))},
+                {"period", 12 * kHour}}}};
+    case 4:
+      return {{"type", "spike"},
+              {"base", Rate(base)},
+              {"peak", Rate(base * d.Between(2, 6))},
+              {"at", d.IntBetween(90, 300) * kMinute},
+              {"duration", d.IntBetween(5, 60) * kMinute}};
+    case 5:
+      return {{"type", "onoff"},
+              {"rate", Rate(base * d.Between(1.5, 3))},
+              {"offRate", Rate(base * d.Between(0.1, 0.8))},
+              {"on", d.IntBetween(20, 120) * kMinute},
+              {"off", d.IntBetween(20, 120) * kMinute}};
+    default: {
+      Json points = Json::array({Json::array({0.0, Rate(base)})});
+      double t = 0;
+      const int n = d.IntBetween(3, 6);
+      for (int i = 0; i < n; ++i) {
+        t += d.IntBetween(30, 180) * kMinute;
+        points.push_back(Json::array({t, Rate(base * d.Between(0.3, 4))}));
+      }
+      return {{"type", "piecewise"}, {"points", points}};
+    }
+  }
+}
+
+}  // namespace
+
+Json RandomScenario(uint64_t seed, int index) {
+  Draw d(sim::HashPair(seed, static_cast<uint64_t>(index)));
+  const LibraryJob& job = d.Pick(kJobs);
+  Json scenario = {
+      {"name", "random-" + std::to_string(seed) + "-" + std::to_string(index)},
+      {"job",
+       {{"library", job.name},
+        {"parallelism", d.IntBetween(1, 8)},
+        {"partitions", d.Pick(kPartitionChoices)}}},
+  };
+  scenario["workload"] = Workload(d, job.bottleneck_per_subtask * d.Between(0.5, 3));
+  scenario["duration"] = 12 * kHour;
+  scenario["step"] = 5.0;
+  scenario["decisionInterval"] = kMinute;
+  scenario["seed"] = d.IntBetween(1, 99);
+  scenario["slo"] = {{"lag", 30.0}};
+  return scenario;
+}
+
+}  // namespace trimtab::bench
