@@ -1,5 +1,6 @@
 #include "random_scenarios.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -42,9 +43,19 @@ class Draw {
   sim::Xoshiro256 rng_;
 };
 
-double Rate(double r) { return std::round(r); }
+// What the sources' partitions can deliver: one reader per partition, each reading about one
+// core's worth (155,000 records/s, the library's reading cost).
+constexpr double kReaderRecordsPerSecond = 155'000;
 
-Json Steps(Draw& d, double base) {
+// Rates stay under 80 % of what the partitions deliver, so that every scenario can be served
+// (a load the sources cannot read measures nothing about scaling) and hot keys are the only
+// hard limit left.
+struct Rates {
+  double cap;
+  double operator()(double r) const { return std::round(std::min(r, cap)); }
+};
+
+Json Steps(Draw& d, double base, const Rates& Rate) {
   Json steps = Json::array();
   double at = d.Between(1, 3) * kHour;
   const int n = d.IntBetween(1, 3);
@@ -55,15 +66,15 @@ Json Steps(Draw& d, double base) {
   return {{"type", "step"}, {"rate", Rate(base)}, {"steps", steps}};
 }
 
-Json Workload(Draw& d, double base) {
+Json Workload(Draw& d, double base, const Rates& Rate) {
   switch (d.IntBetween(0, 6)) {
     case 0:
-      return Steps(d, base);
+      return Steps(d, base, Rate);
     case 1:
       return {{"type", "noise"},
               {"stddev", std::round(d.Between(0.05, 0.2) * 100) / 100},
               {"interval", 30.0 * d.IntBetween(1, 2)},
-              {"of", Steps(d, base)}};
+              {"of", Steps(d, base, Rate)}};
     case 2:
       return {{"type", "ramp"},
               {"from", Rate(base)},
@@ -109,14 +120,14 @@ Json Workload(Draw& d, double base) {
 Json RandomScenario(uint64_t seed, int index) {
   Draw d(sim::HashPair(seed, static_cast<uint64_t>(index)));
   const LibraryJob& job = d.Pick(kJobs);
+  const int parallelism = d.IntBetween(1, 8);
+  const int partitions = d.Pick(kPartitionChoices);
   Json scenario = {
       {"name", "random-" + std::to_string(seed) + "-" + std::to_string(index)},
-      {"job",
-       {{"library", job.name},
-        {"parallelism", d.IntBetween(1, 8)},
-        {"partitions", d.Pick(kPartitionChoices)}}},
+      {"job", {{"library", job.name}, {"parallelism", parallelism}, {"partitions", partitions}}},
   };
-  scenario["workload"] = Workload(d, job.bottleneck_per_subtask * d.Between(0.5, 3));
+  const Rates rates{0.8 * partitions * kReaderRecordsPerSecond};
+  scenario["workload"] = Workload(d, job.bottleneck_per_subtask * d.Between(0.5, 3), rates);
   scenario["duration"] = 12 * kHour;
   scenario["step"] = 5.0;
   scenario["decisionInterval"] = kMinute;

@@ -5,8 +5,9 @@
 // A scenario: one of the library jobs (q1, q2, q5, q8, q11) at parallelism 1-8 reading 4-32
 // partitions, 12 simulated hours, and one workload shape (steps, noisy steps, a ramp, a noisy
 // daily curve, a spike, on/off, piecewise-linear) around a base rate that 1-3 subtasks of the
-// job's bottleneck carry, moving between 0.1x and 6x of it. Some draws ask for more than the
-// partitions can deliver: every policy lags there, which is part of the picture.
+// job's bottleneck carry, moving between 0.1x and 6x of it, and never above 80 % of what the
+// partitions deliver (a load the sources cannot read measures nothing about scaling). Hot keys
+// (q5, q11) can still make a load impossible to carry.
 //
 // Thread-safety: pure functions.
 #pragma once
