@@ -1,11 +1,17 @@
 #include "core/flink/evaluator.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <limits>
+#include <memory_resource>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 
 namespace trimtab::core::flink {
 namespace {
@@ -22,6 +28,213 @@ double Lookup(const CollectedSample& s, const std::string& metric, const VertexI
   }
   auto it = m->find(metric);
   return it == m->end() ? kNaN : it->second;
+}
+
+// The collected metrics EvaluateMetrics reads, per vertex and job-wide.
+enum VertexMetric : size_t {
+  kNumRecordsIn,
+  kNumRecordsOut,
+  kLag,
+  kLoad,
+  kAccumulatedBusyTime,
+  kNumRecordsInPerSecond,
+  kObservedTpr,
+  kNumVertexMetrics,
+};
+constexpr std::string_view kVertexMetricNames[] = {
+    kMetricNumRecordsIn,        kMetricNumRecordsOut,         kMetricLag,         kMetricLoad,
+    kMetricAccumulatedBusyTime, kMetricNumRecordsInPerSecond, kMetricObservedTpr,
+};
+static_assert(std::size(kVertexMetricNames) == kNumVertexMetrics);
+
+enum JobMetric : size_t {
+  kGcPressure,
+  kHeapMaxUsageRatio,
+  kHeapMemoryUsed,
+  kManagedMemoryUsed,
+  kMetaspaceMemoryUsed,
+  kNumTaskSlotsUsed,
+  kNumJobMetrics,
+};
+constexpr std::string_view kJobMetricNames[] = {
+    kMetricGcPressure,        kMetricHeapMaxUsageRatio,   kMetricHeapMemoryUsed,
+    kMetricManagedMemoryUsed, kMetricMetaspaceMemoryUsed, kMetricNumTaskSlotsUsed,
+};
+static_assert(std::size(kJobMetricNames) == kNumJobMetrics);
+
+// EvaluateMetrics reads the same few metrics of the same vertices over and over (rates, window
+// averages, edge ratios, step checks). Resolving the window once into plain columns of doubles
+// (NaN = absent) spares two string-keyed map finds per sample on every one of those reads.
+class WindowTable {
+ public:
+  // Columns for the job-wide metrics and for each vertex of `vertices`.
+  WindowTable(const Window& w, std::vector<VertexId> vertices);
+
+  const Window& window() const { return w_; }
+  // `metric` of `vertex` (empty = job-wide, as in GetRate) in every sample of the window.
+  std::span<const double> Values(const VertexId& vertex, VertexMetric metric) const;
+  std::span<const double> JobValues(JobMetric metric) const {
+    return {job_values_.data() + metric * w_.size(), w_.size()};
+  }
+  // The value in the latest sample. REQUIRES: a non-empty window.
+  double Latest(const VertexId& vertex, VertexMetric metric) const {
+    return Values(vertex, metric).back();
+  }
+  double LatestJob(JobMetric metric) const { return JobValues(metric).back(); }
+
+ private:
+  // Sample `sample` of the columns starting at `columns`, one per name in `names`.
+  void Fill(const std::map<std::string, double>& metrics, std::span<const std::string_view> names,
+            double* columns, size_t sample);
+  double* VertexColumns(size_t row) {
+    return vertex_values_.data() + row * kNumVertexMetrics * w_.size();
+  }
+
+  const Window& w_;
+  std::vector<VertexId> vertices_;  // sorted; one more row past the end stays NaN (unknown ids)
+  // The table is rebuilt every cycle; a few KB from the heap would take malloc's slow path, so
+  // the values live in this buffer unless the window is unusually large.
+  std::array<std::byte, 16384> buffer_;
+  std::pmr::monotonic_buffer_resource arena_{buffer_.data(), buffer_.size()};
+  std::pmr::vector<double> job_values_{&arena_};     // [metric][sample]
+  std::pmr::vector<double> vertex_values_{&arena_};  // [row][metric][sample]
+};
+
+WindowTable::WindowTable(const Window& w, std::vector<VertexId> vertices)
+    : w_(w), vertices_(std::move(vertices)) {
+  std::sort(vertices_.begin(), vertices_.end());
+  vertices_.erase(std::unique(vertices_.begin(), vertices_.end()), vertices_.end());
+  job_values_.assign(kNumJobMetrics * w.size(), kNaN);
+  vertex_values_.assign((vertices_.size() + 1) * kNumVertexMetrics * w.size(), kNaN);
+  for (size_t sample = 0; sample < w.size(); ++sample) {
+    const CollectedSample& s = w[sample];
+    Fill(s.global, kJobMetricNames, job_values_.data(), sample);
+    // vertices_ and s.vertices are both sorted by id: walk them side by side instead of a find
+    // per vertex.
+    auto it = s.vertices.begin();
+    for (size_t row = 0; row < vertices_.size(); ++row) {
+      const VertexId& id = vertices_[row];
+      if (id.empty()) {
+        Fill(s.global, kVertexMetricNames, VertexColumns(row), sample);
+        continue;
+      }
+      while (it != s.vertices.end() && it->first < id) ++it;
+      if (it != s.vertices.end() && it->first == id) {
+        Fill(it->second, kVertexMetricNames, VertexColumns(row), sample);
+      }
+    }
+  }
+}
+
+void WindowTable::Fill(const std::map<std::string, double>& metrics,
+                       std::span<const std::string_view> names, double* columns, size_t sample) {
+  for (const auto& [name, value] : metrics) {
+    const size_t metric = std::find(names.begin(), names.end(), name) - names.begin();
+    if (metric < names.size()) columns[metric * w_.size() + sample] = value;
+  }
+}
+
+std::span<const double> WindowTable::Values(const VertexId& vertex, VertexMetric metric) const {
+  // A linear search: job graphs have few vertices, and most ids differ in length already.
+  const size_t row = std::find(vertices_.begin(), vertices_.end(), vertex) - vertices_.begin();
+  return {vertex_values_.data() + (row * kNumVertexMetrics + metric) * w_.size(), w_.size()};
+}
+
+// JobTopology::IsSource, without building the list of the vertex's inputs.
+bool IsSourceVertex(const JobTopology& t, const VertexId& v) {
+  return std::none_of(t.edges.begin(), t.edges.end(), [&](const Edge& e) { return e.to == v; });
+}
+
+// Every vertex id the topology names: its vertices and the ends of its edges.
+std::vector<VertexId> TopologyIds(const JobTopology& t) {
+  std::vector<VertexId> ids;
+  ids.reserve(t.vertices.size() + 2 * t.edges.size());
+  for (const VertexInfo& v : t.vertices) ids.push_back(v.id);
+  for (const Edge& e : t.edges) {
+    ids.push_back(e.from);
+    ids.push_back(e.to);
+  }
+  return ids;
+}
+
+// MetricMap keys written and read on every cycle whose names do not fit std::string's
+// 15-character inline buffer, built once: making them from the literals would allocate on every
+// access.
+struct LongKeys {
+  const std::string target_data_rate = kMetricTargetDataRate;
+  const std::string catch_up_data_rate = kMetricCatchUpDataRate;
+  const std::string true_processing_rate = kMetricTrueProcessingRate;
+  const std::string num_source_partitions = kMetricNumSourcePartitions;
+  const std::string scale_up_rate_threshold = kMetricScaleUpRateThreshold;
+  const std::string scale_down_rate_threshold = kMetricScaleDownRateThreshold;
+  const std::string heap_max_usage_ratio = kMetricHeapMaxUsageRatio;
+  const std::string heap_memory_used = kMetricHeapMemoryUsed;
+  const std::string managed_memory_used = kMetricManagedMemoryUsed;
+  const std::string metaspace_memory_used = kMetricMetaspaceMemoryUsed;
+  const std::string num_task_slots_used = kMetricNumTaskSlotsUsed;
+};
+const LongKeys& Keys() {
+  static const LongKeys keys;
+  return keys;
+}
+
+// GetRate over `value_at(i)`, the metric's value in sample i of `w` (NaN = absent).
+template <typename ValueAt>
+double RateOver(const Window& w, ValueAt value_at) {
+  // The oldest and the newest sample that have the metric (two different samples).
+  size_t first_at = 0;
+  double first = kNaN;
+  for (; first_at < w.size(); ++first_at) {
+    first = value_at(first_at);
+    if (!std::isnan(first)) break;
+  }
+  double last = kNaN;
+  size_t last_at = w.size();
+  while (last_at > first_at + 1) {
+    last = value_at(--last_at);
+    if (!std::isnan(last)) break;
+  }
+  if (std::isnan(first) || std::isnan(last)) return kNaN;
+  const TimePoint first_ts = w[first_at].time, last_ts = w[last_at].time;
+  const int64_t diff_ms =
+      std::max<int64_t>(1, std::chrono::duration_cast<Millis>(last_ts - first_ts).count());
+  return 1000.0 * (last - first) / static_cast<double>(diff_ms);
+}
+
+// GetAverage over `value_at(i)` for the `n` samples of the window.
+template <typename ValueAt>
+double AverageOver(size_t n, ValueAt value_at, int min_observations) {
+  double sum = 0;
+  int count = 0;
+  bool any_inf = false;
+  for (size_t i = 0; i < n; ++i) {
+    const double v = value_at(i);
+    if (std::isnan(v)) continue;
+    if (std::isinf(v)) {
+      any_inf = true;
+      continue;
+    }
+    sum += v;
+    ++count;
+  }
+  if (count == 0) return any_inf ? kInf : kNaN;
+  return count < min_observations ? kNaN : sum / count;
+}
+
+double GetRate(const WindowTable& table, VertexMetric metric, const VertexId& vertex) {
+  const std::span<const double> values = table.Values(vertex, metric);
+  return RateOver(table.window(), [&](size_t i) { return values[i]; });
+}
+
+// GetAverage over one column of a WindowTable.
+double AverageOf(std::span<const double> values, int min_observations = 1) {
+  return AverageOver(
+      values.size(), [&](size_t i) { return values[i]; }, min_observations);
+}
+
+double GetAverage(const WindowTable& table, VertexMetric metric, const VertexId& vertex,
+                  int min_observations = 1) {
+  return AverageOf(table.Values(vertex, metric), min_observations);
 }
 
 std::string FormatRate(double v) {
@@ -55,112 +268,165 @@ void SetAverage(MetricMap* m, const std::string& name, double v) {
 }
 
 double GetRate(const Window& w, const std::string& metric, const VertexId& vertex) {
-  // The oldest and the newest sample that have the metric (two different samples).
-  size_t first_at = 0;
-  double first = kNaN;
-  for (; first_at < w.size(); ++first_at) {
-    first = Lookup(w[first_at], metric, vertex);
-    if (!std::isnan(first)) break;
-  }
-  double last = kNaN;
-  size_t last_at = w.size();
-  while (last_at > first_at + 1) {
-    last = Lookup(w[--last_at], metric, vertex);
-    if (!std::isnan(last)) break;
-  }
-  if (std::isnan(first) || std::isnan(last)) return kNaN;
-  const TimePoint first_ts = w[first_at].time, last_ts = w[last_at].time;
-  const int64_t diff_ms =
-      std::max<int64_t>(1, std::chrono::duration_cast<Millis>(last_ts - first_ts).count());
-  return 1000.0 * (last - first) / static_cast<double>(diff_ms);
+  return RateOver(w, [&](size_t i) { return Lookup(w[i], metric, vertex); });
 }
 
 double GetAverage(const Window& w, const std::string& metric, const VertexId& vertex,
                   int min_observations) {
-  double sum = 0;
-  int n = 0;
-  bool any_inf = false;
-  for (const CollectedSample& s : w) {
-    const double v = Lookup(s, metric, vertex);
-    if (std::isnan(v)) continue;
-    if (std::isinf(v)) {
-      any_inf = true;
-      continue;
-    }
-    sum += v;
-    ++n;
-  }
-  if (n == 0) return any_inf ? kInf : kNaN;
-  return n < min_observations ? kNaN : sum / n;
+  return AverageOver(
+      w.size(), [&](size_t i) { return Lookup(w[i], metric, vertex); }, min_observations);
 }
 
-bool IsProcessingBacklog(const JobTopology& t, const Window& w, const AutoscalerOptions& o) {
-  if (w.empty()) return false;
+// The window helpers declared in evaluator.h, reading a WindowTable; the public ones below build
+// a table and call these.
+namespace {
+
+bool IsProcessingBacklog(const JobTopology& t, const WindowTable& table,
+                         const AutoscalerOptions& o) {
+  if (table.window().empty()) return false;
   for (const VertexInfo& v : t.vertices) {
-    if (!t.IsSource(v.id)) continue;
-    double lag = Lookup(w.back(), kMetricLag, v.id);
+    if (!IsSourceVertex(t, v.id)) continue;
+    double lag = table.Latest(v.id, kLag);
     if (std::isnan(lag)) lag = 0;
-    const double rate = GetRate(w, kMetricNumRecordsIn, v.id);
+    const double rate = GetRate(table, kNumRecordsIn, v.id);
     if (std::isnan(rate)) continue;
     if (lag / rate > Seconds(o.backlog_processing_lag_threshold)) return true;
   }
   return false;
 }
 
-double ComputeBusyTimeAvg(const AutoscalerOptions& o, const Window& w, const VertexId& v,
+double ComputeBusyTimeAvg(const AutoscalerOptions& o, const WindowTable& table, const VertexId& v,
                           int parallelism) {
   if (o.busy_time_aggregator == BusyTimeAggregator::kAvg) {
-    return GetRate(w, kMetricAccumulatedBusyTime, v) / parallelism;
+    return GetRate(table, kAccumulatedBusyTime, v) / parallelism;
   }
-  return GetAverage(w, kMetricLoad, v) * 1000;
+  return GetAverage(table, kLoad, v) * 1000;
 }
 
-double ComputeTprInputRate(const AutoscalerOptions& o, const Window& w, const VertexId& v) {
+double ComputeTprInputRate(const AutoscalerOptions& o, const WindowTable& table,
+                           const VertexId& v) {
   if (o.busy_time_aggregator == BusyTimeAggregator::kAvg) {
-    return GetRate(w, kMetricNumRecordsIn, v);
+    return GetRate(table, kNumRecordsIn, v);
   }
-  const double avg = GetAverage(w, kMetricNumRecordsInPerSecond, v);
-  return std::isfinite(avg) ? avg : GetRate(w, kMetricNumRecordsIn, v);
+  const double avg = GetAverage(table, kNumRecordsInPerSecond, v);
+  return std::isfinite(avg) ? avg : GetRate(table, kNumRecordsIn, v);
 }
 
-double ComputeTrueProcessingRate(double busy_time_avg, double input_rate, const Window& w,
+double ComputeTrueProcessingRate(double busy_time_avg, double input_rate, const WindowTable& table,
                                  const VertexId& v, const AutoscalerOptions& o) {
   const double busy_tpr = input_rate == 0 ? kInf : input_rate / (busy_time_avg / 1000);
-  const double observed = GetAverage(w, kMetricObservedTpr, v, o.observed_tpr_min_observations);
+  const double observed = GetAverage(table, kObservedTpr, v, o.observed_tpr_min_observations);
   if (std::isnan(observed)) return busy_tpr;
   if (!std::isfinite(busy_tpr)) return observed;
   return busy_tpr > observed * (1 + o.observed_tpr_switch_threshold) ? observed : busy_tpr;
 }
 
-double ComputeEdgeOutputRatio(const JobTopology& t, const Window& w, const VertexId& from,
+double ComputeEdgeOutputRatio(const JobTopology& t, const WindowTable& table, const VertexId& from,
                               const VertexId& to) {
-  const double input_rate = GetRate(w, kMetricNumRecordsIn, from);
+  const double input_rate = GetRate(table, kNumRecordsIn, from);
   const std::vector<VertexId> to_inputs = t.Inputs(to);
   double edge_rate;
   if (to_inputs.size() == 1) {
-    edge_rate = GetRate(w, kMetricNumRecordsIn, to);
+    edge_rate = GetRate(table, kNumRecordsIn, to);
   } else {
     double others = 0;
     for (const VertexId& in : to_inputs) {
       if (in == from) continue;
       if (t.Outputs(in).size() == 1) {
-        others += GetRate(w, kMetricNumRecordsOut, in);
+        others += GetRate(table, kNumRecordsOut, in);
       } else {
         others = kNaN;
         break;
       }
     }
-    edge_rate = std::isnan(others) ? GetRate(w, kMetricNumRecordsOut, from)
-                                   : GetRate(w, kMetricNumRecordsIn, to) - others;
+    edge_rate = std::isnan(others) ? GetRate(table, kNumRecordsOut, from)
+                                   : GetRate(table, kNumRecordsIn, to) - others;
   }
   if (input_rate <= 0 || edge_rate <= 0) return 0;
   return edge_rate / input_rate;
 }
 
-double TargetProcessingCapacity(const MetricMap& m, const AutoscalerOptions& o,
-                                double utilization, bool with_restart, Millis restart_time) {
-  const double target = Average(m, kMetricTargetDataRate);
-  const double catch_up = Current(m, kMetricCatchUpDataRate);
+std::optional<ArrivalSpan> ArrivalBetween(const WindowTable& table, const VertexId& source,
+                                          size_t begin, size_t end) {
+  const Window& w = table.window();
+  if (begin >= end || end >= w.size()) return std::nullopt;
+  const std::span<const double> in = table.Values(source, kNumRecordsIn);
+  const std::span<const double> lag = table.Values(source, kLag);
+  const double in_end = in[end];
+  const double in_begin = in[begin];
+  if (std::isnan(in_end) || std::isnan(in_begin)) return std::nullopt;
+  double lag_end = lag[end];
+  double lag_begin = lag[begin];
+  if (std::isnan(lag_end) || std::isnan(lag_begin)) lag_end = lag_begin = 0;
+  const double seconds =
+      static_cast<double>(std::chrono::duration_cast<Millis>(w[end].time - w[begin].time).count()) /
+      1000.0;
+  if (!(seconds > 0)) return std::nullopt;
+  return ArrivalSpan{((in_end - in_begin) + (lag_end - lag_begin)) / seconds, seconds, begin};
+}
+
+std::vector<ArrivalSpan> RecentArrivalSpans(const WindowTable& table, const VertexId& source,
+                                            Millis interval, int count) {
+  const Window& w = table.window();
+  std::vector<ArrivalSpan> spans;
+  if (w.empty()) return spans;
+  size_t end = w.size() - 1;
+  while (static_cast<int>(spans.size()) < count) {
+    // The newest sample at least `interval` older than the span's end.
+    size_t begin = end;
+    while (begin > 0 && w[end].time - w[begin].time < interval) --begin;
+    if (w[end].time - w[begin].time < interval) break;
+    std::optional<ArrivalSpan> span = ArrivalBetween(table, source, begin, end);
+    if (!span) break;
+    spans.push_back(*span);
+    end = begin;
+  }
+  return spans;
+}
+
+}  // namespace
+
+bool IsProcessingBacklog(const JobTopology& t, const Window& w, const AutoscalerOptions& o) {
+  return IsProcessingBacklog(t, WindowTable(w, TopologyIds(t)), o);
+}
+
+double ComputeBusyTimeAvg(const AutoscalerOptions& o, const Window& w, const VertexId& v,
+                          int parallelism) {
+  return ComputeBusyTimeAvg(o, WindowTable(w, {v}), v, parallelism);
+}
+
+double ComputeTprInputRate(const AutoscalerOptions& o, const Window& w, const VertexId& v) {
+  return ComputeTprInputRate(o, WindowTable(w, {v}), v);
+}
+
+double ComputeTrueProcessingRate(double busy_time_avg, double input_rate, const Window& w,
+                                 const VertexId& v, const AutoscalerOptions& o) {
+  return ComputeTrueProcessingRate(busy_time_avg, input_rate, WindowTable(w, {v}), v, o);
+}
+
+double ComputeEdgeOutputRatio(const JobTopology& t, const Window& w, const VertexId& from,
+                              const VertexId& to) {
+  std::vector<VertexId> ids = TopologyIds(t);
+  ids.push_back(from);
+  ids.push_back(to);
+  return ComputeEdgeOutputRatio(t, WindowTable(w, std::move(ids)), from, to);
+}
+
+std::optional<ArrivalSpan> ArrivalBetween(const Window& w, const VertexId& source, size_t begin,
+                                          size_t end) {
+  return ArrivalBetween(WindowTable(w, {source}), source, begin, end);
+}
+
+std::vector<ArrivalSpan> RecentArrivalSpans(const Window& w, const VertexId& source,
+                                            Millis interval, int count) {
+  return RecentArrivalSpans(WindowTable(w, {source}), source, interval, count);
+}
+
+namespace {
+
+// TargetProcessingCapacity from the vertex's TARGET_DATA_RATE average and CATCH_UP_DATA_RATE.
+double TargetCapacity(double target, double catch_up, const AutoscalerOptions& o,
+                      double utilization, bool with_restart, Millis restart_time) {
   if (std::isnan(target) || std::isnan(catch_up)) return kNaN;
   const double catch_up_sec = Seconds(o.catch_up_duration);
   const double restart_catch_up = with_restart && catch_up_sec > 0
@@ -169,6 +435,14 @@ double TargetProcessingCapacity(const MetricMap& m, const AutoscalerOptions& o,
   const double u = std::clamp(utilization, 0.0, 1.0);
   if (u == 0) return kInf;
   return JavaRound(catch_up + restart_catch_up + target / u);
+}
+
+}  // namespace
+
+double TargetProcessingCapacity(const MetricMap& m, const AutoscalerOptions& o,
+                                double utilization, bool with_restart, Millis restart_time) {
+  return TargetCapacity(Average(m, Keys().target_data_rate), Current(m, Keys().catch_up_data_rate),
+                        o, utilization, with_restart, restart_time);
 }
 
 void ComputeProcessingRateThresholds(MetricMap* m, const AutoscalerOptions& o,
@@ -181,44 +455,12 @@ void ComputeProcessingRateThresholds(MetricMap* m, const AutoscalerOptions& o,
     upper = o.utilization_max.value_or(o.target_utilization + o.target_utilization_boundary);
     lower = o.utilization_min.value_or(o.target_utilization - o.target_utilization_boundary);
   }
-  SetCurrent(m, kMetricScaleUpRateThreshold,
-             TargetProcessingCapacity(*m, o, upper, false, restart_time));
-  SetCurrent(m, kMetricScaleDownRateThreshold,
-             TargetProcessingCapacity(*m, o, lower, true, restart_time));
-}
-
-std::optional<ArrivalSpan> ArrivalBetween(const Window& w, const VertexId& source, size_t begin,
-                                          size_t end) {
-  if (begin >= end || end >= w.size()) return std::nullopt;
-  const double in_end = Lookup(w[end], kMetricNumRecordsIn, source);
-  const double in_begin = Lookup(w[begin], kMetricNumRecordsIn, source);
-  if (std::isnan(in_end) || std::isnan(in_begin)) return std::nullopt;
-  double lag_end = Lookup(w[end], kMetricLag, source);
-  double lag_begin = Lookup(w[begin], kMetricLag, source);
-  if (std::isnan(lag_end) || std::isnan(lag_begin)) lag_end = lag_begin = 0;
-  const double seconds =
-      static_cast<double>(std::chrono::duration_cast<Millis>(w[end].time - w[begin].time).count()) /
-      1000.0;
-  if (!(seconds > 0)) return std::nullopt;
-  return ArrivalSpan{((in_end - in_begin) + (lag_end - lag_begin)) / seconds, seconds, begin};
-}
-
-std::vector<ArrivalSpan> RecentArrivalSpans(const Window& w, const VertexId& source,
-                                            Millis interval, int count) {
-  std::vector<ArrivalSpan> spans;
-  if (w.empty()) return spans;
-  size_t end = w.size() - 1;
-  while (static_cast<int>(spans.size()) < count) {
-    // The newest sample at least `interval` older than the span's end.
-    size_t begin = end;
-    while (begin > 0 && w[end].time - w[begin].time < interval) --begin;
-    if (w[end].time - w[begin].time < interval) break;
-    std::optional<ArrivalSpan> span = ArrivalBetween(w, source, begin, end);
-    if (!span) break;
-    spans.push_back(*span);
-    end = begin;
-  }
-  return spans;
+  const double target = Average(*m, Keys().target_data_rate);
+  const double catch_up = Current(*m, Keys().catch_up_data_rate);
+  SetCurrent(m, Keys().scale_up_rate_threshold,
+             TargetCapacity(target, catch_up, o, upper, false, restart_time));
+  SetCurrent(m, Keys().scale_down_rate_threshold,
+             TargetCapacity(target, catch_up, o, lower, true, restart_time));
 }
 
 std::optional<std::string> EarlyScaleUpReason(const JobTopology& t, const Window& w,
@@ -230,7 +472,7 @@ std::optional<std::string> EarlyScaleUpReason(const JobTopology& t, const Window
   if (first >= last || w[last].time - w[first].time < o.early_scale_up_window) return std::nullopt;
   const double seconds = std::chrono::duration<double>(w[last].time - w[first].time).count();
   for (const VertexInfo& v : t.vertices) {
-    if (!t.IsSource(v.id)) continue;
+    if (!IsSourceVertex(t, v.id)) continue;
     const double lag_begin = Lookup(w[first], kMetricLag, v.id);
     const double lag_end = Lookup(w[last], kMetricLag, v.id);
     const double read_begin = Lookup(w[first], kMetricNumRecordsIn, v.id);
@@ -265,18 +507,20 @@ struct StepCheck {
 
 // Step detection for one source (evaluator.h). Recent intervals are compared with the arrival
 // rate of the window before them, not with the whole window, which they already pull along.
-std::optional<StepCheck> CheckStep(const Window& w, const VertexId& source,
+std::optional<StepCheck> CheckStep(const WindowTable& table, const VertexId& source,
                                    const AutoscalerOptions& o) {
-  const std::vector<ArrivalSpan> spans = RecentArrivalSpans(w, source, o.step_detection_interval, 2);
+  const std::vector<ArrivalSpan> spans =
+      RecentArrivalSpans(table, source, o.step_detection_interval, 2);
   if (spans.empty()) return std::nullopt;
   const double factor = 1 + o.step_detection_threshold;
   auto beyond = [&](double rate, double base, double f) { return rate > base * f || rate < base / f; };
-  const std::string interval = FormatFlinkDuration(o.step_detection_interval);
+  // Only for the notes: most cycles have none.
+  const auto interval = [&] { return FormatFlinkDuration(o.step_detection_interval); };
 
   // Confirmed: the last two intervals both beyond the threshold, on the same side, against the
   // window before them.
   if (spans.size() == 2) {
-    if (std::optional<ArrivalSpan> before = ArrivalBetween(w, source, 0, spans[1].begin)) {
+    if (std::optional<ArrivalSpan> before = ArrivalBetween(table, source, 0, spans[1].begin)) {
       const double last = spans[0].rate, prev = spans[1].rate, base = before->rate;
       if (beyond(prev, base, factor) && beyond(last, base, factor) &&
           (prev > base) == (last > base)) {
@@ -284,27 +528,27 @@ std::optional<StepCheck> CheckStep(const Window& w, const VertexId& source,
                             (spans[0].seconds + spans[1].seconds);
         return StepCheck{false, rate,
                          "step detected: arrival rate " + FormatRate(prev) + " then " +
-                             FormatRate(last) + " over the last two " + interval + " vs " +
+                             FormatRate(last) + " over the last two " + interval() + " vs " +
                              FormatRate(base) + " before; target rate " + FormatRate(rate)};
       }
     }
   }
   // The last interval alone against the window before it: at once when beyond the threshold
   // twice over, else pending.
-  std::optional<ArrivalSpan> before_last = ArrivalBetween(w, source, 0, spans[0].begin);
+  std::optional<ArrivalSpan> before_last = ArrivalBetween(table, source, 0, spans[0].begin);
   if (!before_last) return std::nullopt;
   const double last = spans[0].rate;
   const double base1 = before_last->rate;
   if (beyond(last, base1, factor * factor)) {
     return StepCheck{false, last,
                      "step detected: arrival rate " + FormatRate(last) + " over the last " +
-                         interval + " vs " + FormatRate(base1) + " before; target rate " +
+                         interval() + " vs " + FormatRate(base1) + " before; target rate " +
                          FormatRate(last)};
   }
   if (!beyond(last, base1, factor)) return std::nullopt;
   return StepCheck{true, 0,
                    "possible step: arrival rate " + FormatRate(last) + " over the last " +
-                       interval + " vs " + FormatRate(base1) +
+                       interval() + " vs " + FormatRate(base1) +
                        " before; one more interval to confirm it"};
 }
 
@@ -315,15 +559,15 @@ StatusOr<EvaluatedMetrics> EvaluateMetrics(const JobTopology& t, const Window& w
                                            bool* processing_backlog,
                                            std::vector<std::string>* notes, bool* step_pending) {
   EvaluatedMetrics out;
-  const bool backlog = IsProcessingBacklog(t, w, o);
+  const WindowTable table(w, TopologyIds(t));
+  const bool backlog = IsProcessingBacklog(t, table, o);
   if (processing_backlog) *processing_backlog = backlog;
-  const CollectedSample& latest = w.back();
   for (const VertexInfo& info : t.vertices) {
     MetricMap m;
     const VertexId& v = info.id;
-    if (t.IsSource(v)) {
-      const double input_rate = GetRate(w, kMetricNumRecordsIn, v);
-      const double lag_rate = GetRate(w, kMetricLag, v);
+    if (IsSourceVertex(t, v)) {
+      const double input_rate = GetRate(table, kNumRecordsIn, v);
+      const double lag_rate = GetRate(table, kLag, v);
       const double ingestion = input_rate + lag_rate;
       if (std::isnan(ingestion)) {
         return FailedPreconditionError("vertex " + v +
@@ -332,52 +576,53 @@ StatusOr<EvaluatedMetrics> EvaluateMetrics(const JobTopology& t, const Window& w
       }
       double target = std::max(0.0, ingestion);
       if (o.step_detection_threshold > 0) {
-        if (std::optional<StepCheck> step = CheckStep(w, v, o); step) {
+        if (std::optional<StepCheck> step = CheckStep(table, v, o); step) {
           if (step->pending && step_pending) *step_pending = true;
           if (notes) notes->push_back(v + ": " + step->note);
           if (!step->pending) target = step->rate;
         }
       }
-      SetAverage(&m, kMetricTargetDataRate, target);
-      double lag = Lookup(latest, kMetricLag, v);
+      SetAverage(&m, Keys().target_data_rate, target);
+      double lag = table.Latest(v, kLag);
       if (std::isnan(lag)) lag = 0;
       const double catch_up_sec = Seconds(o.catch_up_duration);
-      SetCurrent(&m, kMetricCatchUpDataRate, catch_up_sec == 0 ? 0 : lag / catch_up_sec);
+      SetCurrent(&m, Keys().catch_up_data_rate, catch_up_sec == 0 ? 0 : lag / catch_up_sec);
     } else {
       double target = 0, catch_up = 0;
       for (const VertexId& in : t.Inputs(v)) {
         const MetricMap& im = out.vertices.at(in);
-        const double ratio = ComputeEdgeOutputRatio(t, w, in, v);
-        target += Average(im, kMetricTargetDataRate) * ratio;
-        catch_up += Current(im, kMetricCatchUpDataRate) * ratio;
+        const double ratio = ComputeEdgeOutputRatio(t, table, in, v);
+        target += Average(im, Keys().target_data_rate) * ratio;
+        catch_up += Current(im, Keys().catch_up_data_rate) * ratio;
       }
-      SetAverage(&m, kMetricTargetDataRate, target);
-      SetCurrent(&m, kMetricCatchUpDataRate, catch_up);
+      SetAverage(&m, Keys().target_data_rate, target);
+      SetCurrent(&m, Keys().catch_up_data_rate, catch_up);
     }
-    const double busy = ComputeBusyTimeAvg(o, w, v, info.parallelism);
-    SetAverage(&m, kMetricTrueProcessingRate,
-               ComputeTrueProcessingRate(busy, ComputeTprInputRate(o, w, v), w, v, o));
+    const double busy = ComputeBusyTimeAvg(o, table, v, info.parallelism);
+    SetAverage(&m, Keys().true_processing_rate,
+               ComputeTrueProcessingRate(busy, ComputeTprInputRate(o, table, v), table, v, o));
     SetAverage(&m, kMetricLoad, busy / 1000.0);
-    const double lag = Lookup(latest, kMetricLag, v);
+    const double lag = table.Latest(v, kLag);
     if (!std::isnan(lag)) SetCurrent(&m, kMetricLag, lag);
     SetCurrent(&m, kMetricParallelism, info.parallelism);
     SetCurrent(&m, kMetricMaxParallelism, info.max_parallelism);
-    SetCurrent(&m, kMetricNumSourcePartitions, info.num_partitions.value_or(0));
+    SetCurrent(&m, Keys().num_source_partitions, info.num_partitions.value_or(0));
     ComputeProcessingRateThresholds(&m, o, backlog, restart_time);
     out.vertices[v] = std::move(m);
   }
   // Job-wide metrics.
-  const auto latest_global = [&](const char* name) {
-    auto it = latest.global.find(name);
-    return it == latest.global.end() ? kNaN : it->second;
+  SetCurrent(&out.global, kMetricGcPressure, table.LatestJob(kGcPressure));
+  const std::pair<const std::string&, JobMetric> current_and_average[] = {
+      {Keys().heap_max_usage_ratio, kHeapMaxUsageRatio},
+      {Keys().heap_memory_used, kHeapMemoryUsed},
+      {Keys().managed_memory_used, kManagedMemoryUsed},
+      {Keys().metaspace_memory_used, kMetaspaceMemoryUsed},
   };
-  SetCurrent(&out.global, kMetricGcPressure, latest_global(kMetricGcPressure));
-  for (const char* name : {kMetricHeapMaxUsageRatio, kMetricHeapMemoryUsed,
-                           kMetricManagedMemoryUsed, kMetricMetaspaceMemoryUsed}) {
-    SetCurrent(&out.global, name, latest_global(name));
-    SetAverage(&out.global, name, GetAverage(w, name, ""));
+  for (const auto& [name, metric] : current_and_average) {
+    SetCurrent(&out.global, name, table.LatestJob(metric));
+    SetAverage(&out.global, name, AverageOf(table.JobValues(metric)));
   }
-  SetCurrent(&out.global, kMetricNumTaskSlotsUsed, latest_global(kMetricNumTaskSlotsUsed));
+  SetCurrent(&out.global, Keys().num_task_slots_used, table.LatestJob(kNumTaskSlotsUsed));
   return out;
 }
 

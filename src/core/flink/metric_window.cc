@@ -80,9 +80,10 @@ StatusOr<CollectedSample> CollectSample(const RawSample& raw, const JobTopology&
       continue;
     }
     auto it = raw.vertices.find(info.id);
-    const std::string vpath = path + ".vertices." + info.id;
+    // Built only for an error: this runs for every vertex of every sample.
+    const auto vpath = [&] { return path + ".vertices." + info.id; };
     if (it == raw.vertices.end()) {
-      return InvalidArgumentError(vpath + ": metrics of vertex \"" + info.id + "\" are missing");
+      return InvalidArgumentError(vpath() + ": metrics of vertex \"" + info.id + "\" are missing");
     }
     const RawVertexMetrics& r = it->second;
     std::optional<double> busy;
@@ -92,7 +93,7 @@ StatusOr<CollectedSample> CollectSample(const RawSample& raw, const JobTopology&
       case BusyTimeAggregator::kAvg: busy = r.busy_time_avg; break;
     }
     if (!busy) {
-      return InvalidArgumentError(vpath + ".busyTimeMsPerSecond: required metric is missing");
+      return InvalidArgumentError(vpath() + ".busyTimeMsPerSecond: required metric is missing");
     }
     Put(&m, kMetricLoad, std::max(0.0, *busy / 1000.0));
     Put(&m, kMetricAccumulatedBusyTime, r.accumulated_busy_time);
