@@ -602,6 +602,14 @@ StatusOr<EvaluatedMetrics> EvaluateMetrics(const JobTopology& t, const Window& w
     SetAverage(&m, Keys().true_processing_rate,
                ComputeTrueProcessingRate(busy, ComputeTprInputRate(o, table, v), table, v, o));
     SetAverage(&m, kMetricLoad, busy / 1000.0);
+    if (o.alignment_mode == AlignmentMode::kCapacity &&
+        o.busy_time_aggregator == BusyTimeAggregator::kMax) {
+      // The busiest subtask's busy time (LOAD) against the mean one (accumulated over subtasks).
+      const double mean = GetRate(table, kAccumulatedBusyTime, v) / info.parallelism;
+      if (mean > 0 && std::isfinite(busy)) {
+        SetAverage(&m, kMetricLoadImbalance, std::max(1.0, busy / mean));
+      }
+    }
     const double lag = table.Latest(v, kLag);
     if (!std::isnan(lag)) SetCurrent(&m, kMetricLag, lag);
     SetCurrent(&m, kMetricParallelism, info.parallelism);

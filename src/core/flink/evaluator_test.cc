@@ -432,5 +432,27 @@ TEST(EvaluatorTest, EarlyScaleUpNeedsABacklogThatDoesNotDrainInTime) {
   EXPECT_FALSE(EarlyScaleUpReason(t, window(500, 2000), stable, o));
 }
 
+TEST(EvaluatorTest, LoadImbalanceIsMeasuredForCapacityAlignment) {
+  JobTopology t;
+  t.vertices = {{.id = "source", .parallelism = 4, .max_parallelism = 128}};
+  // The busiest of 4 subtasks is 800 ms/s busy (LOAD, MAX aggregator); all 4 together 1600 ms/s:
+  // 400 on average, half the busiest.
+  const Window w = {
+      Sample(0, {{"source", {{kMetricLag, 0}, {kMetricNumRecordsIn, 0}, {kMetricLoad, 0.8},
+                             {kMetricAccumulatedBusyTime, 0}}}}),
+      Sample(1'000'000, {{"source", {{kMetricLag, 0}, {kMetricNumRecordsIn, 1'000'000},
+                                     {kMetricLoad, 0.8}, {kMetricAccumulatedBusyTime, 1'600'000}}}})};
+  AutoscalerOptions o;
+  o.alignment_mode = AlignmentMode::kCapacity;
+  auto e = EvaluateMetrics(t, w, o, Millis(0));
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  EXPECT_DOUBLE_EQ(Average(e->vertices.at("source"), kMetricLoadImbalance), 2.0);
+  // Only CAPACITY alignment uses it; other modes leave it out.
+  o.alignment_mode = AlignmentMode::kBalanced;
+  e = EvaluateMetrics(t, w, o, Millis(0));
+  ASSERT_TRUE(e.ok());
+  EXPECT_FALSE(e->vertices.at("source").count(kMetricLoadImbalance));
+}
+
 }  // namespace
 }  // namespace trimtab::core::flink

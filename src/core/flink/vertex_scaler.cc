@@ -19,10 +19,10 @@ int AlignmentUnits(bool has_hash_input, int num_partitions, int max_parallelism)
   return num_partitions > 0 ? num_partitions : has_hash_input ? max_parallelism : 0;
 }
 
-// CAPACITY sizes what must grow (scale factor >= 1) by the busiest subtask; a vertex that gives
-// capacity back is aligned as BALANCED aligns it.
-bool SizedByCapacity(AlignmentMode mode, int units, double scale_factor) {
-  return mode == AlignmentMode::kCapacity && units > 0 && scale_factor >= 1;
+// The hot key a scale-down counts (ScaleParallelism): measured at the current, higher
+// parallelism, it stays on one subtask as the vertex shrinks. A scale-up counts none.
+double ScaleDownHotExcess(int units, int current, double scale_factor, double load_imbalance) {
+  return scale_factor < 1 ? HotKeyExcess(units, current, load_imbalance) : 0;
 }
 
 }  // namespace
@@ -34,25 +34,39 @@ double EffectiveParallelism(int p, int units) {
   return static_cast<double>(units) / busiest;
 }
 
-double CapacityGain(int units, int current, int p, BusyTimeAggregator aggregator) {
+double HotKeyExcess(int units, int p, double load_imbalance) {
+  if (units <= 0 || !std::isfinite(load_imbalance)) return 0;
+  return std::max(0.0, load_imbalance / p - 1 / EffectiveParallelism(p, units));
+}
+
+double CapacityGain(int units, int current, int p, BusyTimeAggregator aggregator,
+                    double hot_excess) {
+  // The busiest subtask's share of the load at parallelism q.
+  const auto busiest_share = [&](int q) {
+    return std::min(1.0, 1 / EffectiveParallelism(q, units) + hot_excess);
+  };
   // MAX / MIN busy time measure the rate the busiest subtask allows; AVG measures the subtasks'
   // mean, as if the load were spread evenly over `current` subtasks.
   const double measured =
-      aggregator == BusyTimeAggregator::kAvg ? current : EffectiveParallelism(current, units);
-  return EffectiveParallelism(p, units) / measured;
+      aggregator == BusyTimeAggregator::kAvg ? 1.0 / current : busiest_share(current);
+  return measured / busiest_share(p);
 }
 
 int ScaleParallelism(int current, bool has_hash_input, int num_partitions, int max_parallelism,
                      double scale_factor, int lower, int upper, AlignmentMode mode,
-                     BusyTimeAggregator aggregator, std::optional<std::string>* limited) {
+                     const CapacityInput& capacity, std::optional<std::string>* limited) {
   const int upper_bound = std::min(max_parallelism, upper);
   const int units = AlignmentUnits(has_hash_input, num_partitions, max_parallelism);
-  if (SizedByCapacity(mode, units, scale_factor)) {
+  if (mode == AlignmentMode::kCapacity && units > 0) {
     // The smallest parallelism that carries scale_factor times what the vertex carries now; past
     // `units` subtasks nothing is gained.
+    const double hot =
+        ScaleDownHotExcess(units, current, scale_factor, capacity.load_imbalance);
     const int last = std::max(lower, std::min(units, upper_bound));
     for (int p = std::max(1, lower); p < last; ++p) {
-      if (CapacityGain(units, current, p, aggregator) >= scale_factor * (1 - 1e-9)) return p;
+      if (CapacityGain(units, current, p, capacity.aggregator, hot) >= scale_factor * (1 - 1e-9)) {
+        return p;
+      }
     }
     return last;
   }
@@ -60,7 +74,6 @@ int ScaleParallelism(int current, bool has_hash_input, int num_partitions, int m
                               static_cast<double>(std::numeric_limits<int>::max()));
   int p = std::min(std::max(lower, static_cast<int>(raw)), upper_bound);
   if (p == current) return p;
-  if (mode == AlignmentMode::kCapacity) mode = AlignmentMode::kBalanced;
   AlignmentResult a = AlignParallelism({.proposed = p,
                                         .current = current,
                                         .num_partitions = num_partitions,
@@ -148,10 +161,11 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
   std::optional<std::string> limited;
   const int num_partitions = static_cast<int>(Current(*metrics, kMetricNumSourcePartitions));
   const int max_parallelism = static_cast<int>(Current(*metrics, kMetricMaxParallelism));
+  const double imbalance = Average(*metrics, kMetricLoadImbalance);
   const int new_p = ScaleParallelism(current, in.has_hash_input,
                                      num_partitions > 0 ? num_partitions : 0, max_parallelism,
                                      scale_factor, lower, upper, o.alignment_mode,
-                                     o.busy_time_aggregator, &limited);
+                                     {o.busy_time_aggregator, imbalance}, &limited);
   if (limited) {
     events->push_back({"Warning", "ScalingLimited",
                        "Scaling limited detected for " + in.vertex + " (" + *limited});
@@ -166,12 +180,13 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
                   " (scale factor " + Num(scale_factor) + ")";
     return none;
   }
-  // What the vertex should process at new_p: linear in the parallelism, or, sized by CAPACITY,
-  // in the busiest subtask's share of the load.
+  // What the vertex should process at new_p: linear in the parallelism, or, with CAPACITY, in
+  // the busiest subtask's share of the load.
   double gain = static_cast<double>(new_p) / current;
   const int units = AlignmentUnits(in.has_hash_input, num_partitions, max_parallelism);
-  if (SizedByCapacity(o.alignment_mode, units, scale_factor)) {
-    gain = CapacityGain(units, current, new_p, o.busy_time_aggregator);
+  if (o.alignment_mode == AlignmentMode::kCapacity && units > 0) {
+    gain = CapacityGain(units, current, new_p, o.busy_time_aggregator,
+                        ScaleDownHotExcess(units, current, scale_factor, imbalance));
   }
   SetCurrent(metrics, kMetricExpectedProcessingRate, tpr * gain);
   const bool outside = OutsideUtilizationBound(*metrics);

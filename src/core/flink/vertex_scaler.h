@@ -41,22 +41,37 @@ struct VertexScalingInput {
 // subtasks' worth (p when p divides units, never more than units). units <= 0: p.
 double EffectiveParallelism(int p, int units);
 
+// The share of a keyed or partitioned vertex's load that a hot key adds to its busiest subtask,
+// beyond that subtask's ceil(units / p) key groups or partitions, measured at parallelism p from
+// LOAD_IMBALANCE (the busiest subtask's busy time over the mean; NaN = unknown: 0).
+double HotKeyExcess(int units, int p, double load_imbalance);
+
 // How many times more a keyed or partitioned vertex carries at parallelism p than at `current`,
 // where its true processing rate was measured with `aggregator`: MAX (the default) and MIN see
 // the rate the busiest subtask allows, AVG the rate of an even spread over `current` subtasks.
-double CapacityGain(int units, int current, int p, BusyTimeAggregator aggregator);
+// The busiest subtask holds ceil(units / p) / units of the load plus `hot_excess`, which stays
+// on one subtask wherever the parallelism goes.
+double CapacityGain(int units, int current, int p, BusyTimeAggregator aggregator,
+                    double hot_excess = 0);
+
+struct CapacityInput {
+  BusyTimeAggregator aggregator = BusyTimeAggregator::kMax;
+  double load_imbalance = std::numeric_limits<double>::quiet_NaN();  // LOAD_IMBALANCE
+};
 
 // Upstream JobVertexScaler.scale: ceil(scale_factor × current) clamped to
 // [lower, min(max_parallelism, upper)] and aligned when it differs from `current`.
-// With AlignmentMode::kCapacity (trimtab), keyed or partitioned input and scale_factor >= 1
-// instead: the smallest parallelism in [lower, min(units, max_parallelism, upper)] whose
-// CapacityGain reaches scale_factor, units = num_partitions if > 0, else max_parallelism for a
-// HASH input (no divisor rounding: the gain already counts the uneven split). Below 1, kCapacity
-// aligns as kBalanced: capacity is given back in the coarser, safer steps.
+// With AlignmentMode::kCapacity (trimtab) and keyed or partitioned input instead: the smallest
+// parallelism in [lower, min(units, max_parallelism, upper)] whose CapacityGain reaches
+// scale_factor, units = num_partitions if > 0, else max_parallelism for a HASH input (no divisor
+// rounding: the gain already counts the uneven split). A scale-down (scale_factor < 1) counts the
+// hot key measured now (HotKeyExcess): at high parallelism a hot key makes every subtask look
+// slow, and the vertex loses less than a linear share when it shrinks. A scale-up does not: at
+// low parallelism hot keys hide among many key groups, and several of them spread out later.
 // REQUIRES: lower <= upper.
 int ScaleParallelism(int current, bool has_hash_input, int num_partitions, int max_parallelism,
                      double scale_factor, int lower, int upper, AlignmentMode mode,
-                     BusyTimeAggregator aggregator = BusyTimeAggregator::kMax,
+                     const CapacityInput& capacity = {},
                      std::optional<std::string>* limited = nullptr);
 
 // Observed scalability coefficient α in [coefficient-min, 1], rounded up to 2 decimals; 1.0

@@ -3,6 +3,7 @@
 #include "core/flink/vertex_scaler.h"
 
 #include <climits>
+#include <limits>
 
 #include <gtest/gtest.h>
 
@@ -202,7 +203,7 @@ TEST(ScaleParallelismTest, CapacityTakesTheSmallestParallelismThatCarriesTheLoad
   const auto s = [](int cur, bool hash, int partitions, double sf,
                     BusyTimeAggregator agg = BusyTimeAggregator::kMax) {
     return ScaleParallelism(cur, hash, partitions, 128, sf, 1, kMax, AlignmentMode::kCapacity,
-                            agg);
+                            {.aggregator = agg});
   };
   // 2 -> x3.02 over 128 key groups: 6 carries 128 / 22 = 5.8 subtasks' worth, 7 carries 6.7.
   // BALANCED takes ceil(6.04) = 7 up to the divisor 8.
@@ -211,9 +212,8 @@ TEST(ScaleParallelismTest, CapacityTakesTheSmallestParallelismThatCarriesTheLoad
   // 16 partitions at 4 readers, x1.2: 5 readers still leave 4 partitions on one (no gain); 6.
   EXPECT_EQ(s(4, false, 16, 1.2), 6);
   EXPECT_EQ(ScaleParallelism(4, false, 16, 128, 1.2, 1, kMax, AlignmentMode::kOff), 5);
-  // Down: giving capacity back is aligned as BALANCED does: ceil(8 x 0.6) = 5, then 6 is the
-  // first value that lowers the key groups per subtask (sized by capacity it would be 5).
-  EXPECT_EQ(s(8, true, 0, 0.6), 6);
+  // Down: 8 -> x0.6 needs 4.8 subtasks' worth: 5 gives 128 / 26 = 4.92 (BALANCED: 6).
+  EXPECT_EQ(s(8, true, 0, 0.6), 5);
   EXPECT_EQ(ScaleParallelism(8, true, 0, 128, 0.6, 1, kMax, AlignmentMode::kBalanced), 6);
   // With AVG busy time the measured rate assumed 5 full readers of 16 partitions; the busiest
   // limits them to 4, so even x1 needs 6.
@@ -222,6 +222,30 @@ TEST(ScaleParallelismTest, CapacityTakesTheSmallestParallelismThatCarriesTheLoad
   // Beyond the partitions nothing is gained; without keys or partitions it is linear.
   EXPECT_EQ(s(4, false, 16, 10.0), 16);
   EXPECT_EQ(s(2, false, 0, 3.02), 7);
+}
+
+TEST(ScaleParallelismTest, CapacityScaleDownsCountTheHotKeyMeasuredNow) {
+  // 64 subtasks over 128 key groups, 2 each, but the busiest works 4.2x the mean: it carries
+  // 4.2 / 64 = 6.6 % of the load where its 2 groups explain 1.6 %, so a hot key adds 5 %.
+  EXPECT_NEAR(HotKeyExcess(128, 64, 4.2), 0.05, 1e-12);
+  EXPECT_EQ(HotKeyExcess(128, 64, 1.0), 0);  // no busier than its key groups
+  EXPECT_EQ(HotKeyExcess(128, 64, std::numeric_limits<double>::quiet_NaN()), 0);
+  EXPECT_EQ(HotKeyExcess(0, 64, 4.2), 0);    // neither keyed nor partitioned
+  // x0.3: an even spread would need 19.2 subtasks' worth: 22 (128 / 6 = 21.3). With the hot key
+  // on one subtask wherever it goes, the busiest may carry 6.5625 % / 0.3 = 21.9 % of the load,
+  // 5 % of it the hot key: 16.9 % in key groups, 5.9 subtasks' worth: 7 (128 / 19 = 6.7).
+  const auto down = [](double imbalance) {
+    return ScaleParallelism(64, true, 0, 128, 0.3, 1, kMax, AlignmentMode::kCapacity,
+                            {.load_imbalance = imbalance});
+  };
+  EXPECT_EQ(down(std::numeric_limits<double>::quiet_NaN()), 22);
+  EXPECT_EQ(down(4.2), 7);
+  EXPECT_NEAR(CapacityGain(128, 64, 7, BusyTimeAggregator::kMax, 0.05),
+              (1.0 / 64 + 0.05) / (19.0 / 128 + 0.05), 1e-12);
+  // A scale-up ignores it: at lower parallelism hot keys hide among many groups.
+  EXPECT_EQ(ScaleParallelism(2, true, 0, 128, 3.02, 1, kMax, AlignmentMode::kCapacity,
+                             {.load_imbalance = 1.5}),
+            7);
 }
 
 TEST_F(VertexScalerTest, CapacityAlignmentExpectsTheBusiestSubtasksRate) {
