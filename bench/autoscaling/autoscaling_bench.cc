@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -119,12 +120,17 @@ std::vector<std::string> ScenarioFiles(const std::vector<std::string>& args) {
   return files;
 }
 
-StatusOr<sim::Scenario> Load(const std::string& path, bool keep_policies) {
+// `seed`, when set, replaces the file's: it is parsed with the scenario, because noise profiles
+// take their seed from it while parsing (setting Scenario::seed afterwards would leave the noise
+// as it was).
+StatusOr<sim::Scenario> Load(const std::string& path, bool keep_policies,
+                             std::optional<uint64_t> seed = std::nullopt) {
   TRIMTAB_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
   TRIMTAB_ASSIGN_OR_RETURN(Json doc, ParseYaml(text, path));
   if (doc.is_object() && !(keep_policies && doc.contains("policies"))) {
     doc["policies"] = sim::ComparedPolicyNames();
   }
+  if (doc.is_object() && seed) doc["seed"] = *seed;
   sim::ScenarioParseOptions o;
   o.base_dir = fs::path(path).parent_path().string();
   if (o.base_dir.empty()) o.base_dir = ".";
@@ -303,9 +309,12 @@ int main(int argc, char** argv) {
       Accumulate(*run, r.scenario + " seed " + std::to_string(scenario->seed), &across);
       for (uint64_t seed : seeds) {
         if (seed == scenario->seed) continue;
-        sim::Scenario other = *scenario;
-        other.seed = seed;
-        StatusOr<sim::ObservedRun> more = sim::RunScenarioObserved(other, registry, {});
+        StatusOr<sim::Scenario> other = Load(file, keep_policies, seed);
+        if (!other.ok()) {
+          std::fprintf(stderr, "error: %s\n", other.status().message().c_str());
+          return 1;
+        }
+        StatusOr<sim::ObservedRun> more = sim::RunScenarioObserved(*other, registry, {});
         if (!more.ok()) {
           std::fprintf(stderr, "error: %s seed %llu: %s\n", file.c_str(),
                        static_cast<unsigned long long>(seed), more.status().message().c_str());

@@ -164,7 +164,7 @@ std::map<std::string, std::string> TrimtabDefaultConfiguration() {
       // Size keyed and partitioned vertices by what their busiest subtask carries instead of
       // rounding up to a divisor of the key groups (q5's window: 7 subtasks, not 8). Hot keys can
       // make a scale-up too small, so a job still behind 2 minutes after stabilization may scale
-      // up again without waiting for the full window. Across the 72 seeded runs: 1.20x -> 1.14x
+      // up again without waiting for the full window. Across the 72 seeded runs: 1.20x -> 1.13x
       // the oracle's slot-hours, lag outside restarts 0.06 % -> 0.05 % (docs/benchmarks.md).
       {"job.autoscaler.scaling.parallelism-alignment.mode", "CAPACITY"},
       {"job.autoscaler.early-scale-up.window", "2 min"},
