@@ -163,7 +163,6 @@ void PrintAcross(const std::map<std::string, AcrossSeeds>& across) {
 // One random run as a table row: the job, the workload shape and each policy's cost / lag
 // outside restarts / rescales.
 struct RandomRun {
-  std::string label;
   double trimtab_outside_pct = 0;
   std::string row;
 };
@@ -196,7 +195,7 @@ int RunRandom(int count, uint64_t seed, const sim::PolicyRegistry& registry,
       std::ofstream(json_dir + "/" + r.scenario + ".yaml") << doc.dump(2) << "\n";
       std::ofstream(json_dir + "/" + r.scenario + ".json") << sim::ReportToText(r, false);
     }
-    RandomRun rr{.label = scenario->name};
+    RandomRun rr;
     rr.row = fmt::format("| {} | {} p={} partitions={} | {} |", scenario->name,
                          doc["job"]["library"].get<std::string>(), doc["job"]["parallelism"].get<int>(),
                          doc["job"]["partitions"].get<int>(), doc["workload"]["type"].get<std::string>());

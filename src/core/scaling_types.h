@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -79,7 +80,10 @@ struct JobTopology {
   const VertexInfo* Find(const VertexId& id) const;
   std::vector<VertexId> Inputs(const VertexId& id) const;
   std::vector<VertexId> Outputs(const VertexId& id) const;
-  bool IsSource(const VertexId& id) const { return Inputs(id).empty(); }
+  // No edge ends at it (without building the list of its inputs).
+  bool IsSource(const VertexId& id) const {
+    return std::none_of(edges.begin(), edges.end(), [&](const Edge& e) { return e.to == id; });
+  }
 };
 
 // The decision for one vertex that the algorithm wants to change.

@@ -278,15 +278,15 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
   std::optional<std::string> early;
   if (!ws.fully_collected) {
     early = EarlyScaleUpReason(in.topology, state.metric_window, ws.stable_time, o);
+    const std::string not_full =
+        "metric window not full until " + FormatRfc3339(ws.window_full_time);
     if (!early) {
       log.outcome = CycleOutcome::kWindowNotFull;
-      log.Note("evaluate", "metric window not full until " + FormatRfc3339(ws.window_full_time) +
-                               ": no scaling decision yet");
+      log.Note("evaluate", not_full + ": no scaling decision yet");
       res.state = std::move(state);
       return res;
     }
-    log.Note("evaluate", "metric window not full until " + FormatRfc3339(ws.window_full_time) +
-                             ", but " + *early + ": scale-ups only (early-scale-up)");
+    log.Note("evaluate", not_full + ", but " + *early + ": scale-ups only (early-scale-up)");
   }
 
   if (step_pending) {
@@ -329,6 +329,11 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
 
   ScalingSummaries proposals;
   bool any_outside = false;
+  // An early decision leaves the delayed scale-downs as they were: it works on a copy.
+  std::map<VertexId, VertexDelayedScaleDown> scratch;
+  if (early) scratch = state.delayed_scale_down;
+  std::map<VertexId, VertexDelayedScaleDown>* delayed =
+      early ? &scratch : &state.delayed_scale_down;
   for (const VertexInfo& v : in.topology.vertices) {
     VertexDecision& d = log.vertices[v.id];
     d.current_parallelism = d.final_parallelism = v.parallelism;
@@ -346,11 +351,7 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
     auto hit = state.scaling_history.find(v.id);
     VertexScalingInput vin{v.id, hash, hit == state.scaling_history.end() ? nullptr : &hit->second,
                            restart_time, in.now};
-    // An early decision leaves the delayed scale-downs as they were.
-    std::map<VertexId, VertexDelayedScaleDown> scratch;
-    if (early) scratch = state.delayed_scale_down;
-    ParallelismChange c = ComputeScaleTargetParallelism(
-        o, vin, &metrics, early ? &scratch : &state.delayed_scale_down, &log.events);
+    ParallelismChange c = ComputeScaleTargetParallelism(o, vin, &metrics, delayed, &log.events);
     d.reasons.push_back(c.reason);
     if (!c.change) continue;
     if (early && c.new_parallelism < v.parallelism) {

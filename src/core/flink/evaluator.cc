@@ -140,11 +140,6 @@ std::span<const double> WindowTable::Values(const VertexId& vertex, VertexMetric
   return {vertex_values_.data() + (row * kNumVertexMetrics + metric) * w_.size(), w_.size()};
 }
 
-// JobTopology::IsSource, without building the list of the vertex's inputs.
-bool IsSourceVertex(const JobTopology& t, const VertexId& v) {
-  return std::none_of(t.edges.begin(), t.edges.end(), [&](const Edge& e) { return e.to == v; });
-}
-
 // Every vertex id the topology names: its vertices and the ends of its edges.
 std::vector<VertexId> TopologyIds(const JobTopology& t) {
   std::vector<VertexId> ids;
@@ -285,7 +280,7 @@ bool IsProcessingBacklog(const JobTopology& t, const WindowTable& table,
                          const AutoscalerOptions& o) {
   if (table.window().empty()) return false;
   for (const VertexInfo& v : t.vertices) {
-    if (!IsSourceVertex(t, v.id)) continue;
+    if (!t.IsSource(v.id)) continue;
     double lag = table.Latest(v.id, kLag);
     if (std::isnan(lag)) lag = 0;
     const double rate = GetRate(table, kNumRecordsIn, v.id);
@@ -472,7 +467,7 @@ std::optional<std::string> EarlyScaleUpReason(const JobTopology& t, const Window
   if (first >= last || w[last].time - w[first].time < o.early_scale_up_window) return std::nullopt;
   const double seconds = std::chrono::duration<double>(w[last].time - w[first].time).count();
   for (const VertexInfo& v : t.vertices) {
-    if (!IsSourceVertex(t, v.id)) continue;
+    if (!t.IsSource(v.id)) continue;
     const double lag_begin = Lookup(w[first], kMetricLag, v.id);
     const double lag_end = Lookup(w[last], kMetricLag, v.id);
     const double read_begin = Lookup(w[first], kMetricNumRecordsIn, v.id);
@@ -565,7 +560,7 @@ StatusOr<EvaluatedMetrics> EvaluateMetrics(const JobTopology& t, const Window& w
   for (const VertexInfo& info : t.vertices) {
     MetricMap m;
     const VertexId& v = info.id;
-    if (IsSourceVertex(t, v)) {
+    if (t.IsSource(v)) {
       const double input_rate = GetRate(table, kNumRecordsIn, v);
       const double lag_rate = GetRate(table, kLag, v);
       const double ingestion = input_rate + lag_rate;
