@@ -50,8 +50,9 @@ spike, ramp, noisy plateau, skewed partitions, two-source join). Every field: do
 Policies:
   trimtab       the default: the Flink autoscaler algorithm with trimtab's defaults (run near
                 85 % busy, 10-min window with step detection, keyed vertices sized by
-                their busiest subtask, early scale-up while the window refills, one-step
-                scale-downs held 15 min, catch-up sized from observed restarts) through the
+                their busiest subtask, early scale-up while the window refills, scale-ups
+                no smaller than the scaling history shows is needed, one-step scale-downs
+                held 15 min, catch-up sized from observed restarts) through the
                 executor plugin chain (restart-cost gate); configurable per scenario:
                 {name: trimtab, config: {configuration: {...}, plugins: [...]}}
   flink-compat  the upstream Flink autoscaler with upstream defaults, exactly

@@ -98,6 +98,11 @@ struct AutoscalerOptions {
   // long and a source's lag grew over them. 0 = off (upstream: no decision before the window is
   // full).
   Millis early_scale_up_window{0};
+  // trimtab extension (docs/eval-flink.md, "Observed capacity"): a scale-up is at least what the
+  // vertex's scaling history says it needs: when the history shows the vertex processing less
+  // than the target capacity at the proposed parallelism or above, the vertex is scaled from
+  // that observation instead of from the current one. Off = upstream.
+  bool observed_capacity_enabled = false;
   int observed_tpr_min_observations = 2;
   bool scaling_effectiveness_detection_enabled = false;
   double scaling_effectiveness_threshold = 0.1;

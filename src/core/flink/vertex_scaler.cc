@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "core/flink/delayed_scale_down.h"
@@ -127,6 +128,28 @@ double ObservedScalingCoefficient(const std::vector<ScalingHistoryEntry>& histor
   return std::ceil(alpha * 100.0 - 1e-9) / 100.0;
 }
 
+std::optional<ObservedCapacityFloor> ObservedCapacityScaleUp(
+    const std::vector<ScalingHistoryEntry>& history, int current, int proposed,
+    double target_capacity, double min_load, const std::function<int(int, double)>& scale_from) {
+  // The strongest evidence: the largest parallelism at or above the proposal that fell short.
+  const ScalingHistoryEntry* best = nullptr;
+  for (const ScalingHistoryEntry& e : history) {
+    const int q = e.summary.current_parallelism;
+    const double rate = Average(e.summary.metrics, kMetricTrueProcessingRate);
+    // Only a vertex that ran near capacity measured its capacity: at low load the rate is
+    // extrapolated from little busy time.
+    if (!(Average(e.summary.metrics, kMetricLoad) >= min_load)) continue;
+    if (q <= current || q < proposed || !(rate > 0) || !(rate < target_capacity)) continue;
+    if (!best || q > best->summary.current_parallelism) best = &e;
+  }
+  if (!best) return std::nullopt;
+  const int q = best->summary.current_parallelism;
+  const double rate = Average(best->summary.metrics, kMetricTrueProcessingRate);
+  const int p = std::max(q, scale_from(q, target_capacity / rate));
+  if (p <= proposed) return std::nullopt;
+  return ObservedCapacityFloor{p, q, rate};
+}
+
 bool OutsideUtilizationBound(const MetricMap& m) {
   const double tpr = Average(m, kMetricTrueProcessingRate);
   return tpr < Current(m, kMetricScaleUpRateThreshold) ||
@@ -162,7 +185,7 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
   const int num_partitions = static_cast<int>(Current(*metrics, kMetricNumSourcePartitions));
   const int max_parallelism = static_cast<int>(Current(*metrics, kMetricMaxParallelism));
   const double imbalance = Average(*metrics, kMetricLoadImbalance);
-  const int new_p = ScaleParallelism(current, in.has_hash_input,
+  int new_p = ScaleParallelism(current, in.has_hash_input,
                                      num_partitions > 0 ? num_partitions : 0, max_parallelism,
                                      scale_factor, lower, upper, o.alignment_mode,
                                      {o.busy_time_aggregator, imbalance}, &limited);
@@ -174,6 +197,21 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
     const size_t dot = msg.find(". Scaling limited due to");
     if (dot != std::string::npos) msg.insert(dot, ")");
   }
+  // trimtab (observed-capacity.enabled): the history may know that the proposed parallelism is
+  // too small.
+  std::optional<ObservedCapacityFloor> floor;
+  if (o.observed_capacity_enabled && new_p > current) {
+    floor = ObservedCapacityScaleUp(
+        history, current, new_p, target_capacity, o.target_utilization,
+        [&](int q, double factor) {
+          return ScaleParallelism(q, in.has_hash_input, num_partitions > 0 ? num_partitions : 0,
+                                  max_parallelism,
+                                  std::min(factor, 1 + o.max_scale_up_factor), q, upper,
+                                  o.alignment_mode, {o.busy_time_aggregator, imbalance});
+        });
+    if (floor && floor->parallelism > std::min(max_parallelism, upper)) floor.reset();
+    if (floor) new_p = floor->parallelism;
+  }
   if (new_p == current) {
     delayed->erase(in.vertex);
     none.reason = "already at target parallelism " + std::to_string(current) +
@@ -181,14 +219,16 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
     return none;
   }
   // What the vertex should process at new_p: linear in the parallelism, or, with CAPACITY, in
-  // the busiest subtask's share of the load.
-  double gain = static_cast<double>(new_p) / current;
+  // the busiest subtask's share of the load; from the observation the scale-up was sized from.
+  const int base_p = floor ? floor->observed_parallelism : current;
+  const double base_tpr = floor ? floor->observed_rate : tpr;
+  double gain = static_cast<double>(new_p) / base_p;
   const int units = AlignmentUnits(in.has_hash_input, num_partitions, max_parallelism);
   if (o.alignment_mode == AlignmentMode::kCapacity && units > 0) {
-    gain = CapacityGain(units, current, new_p, o.busy_time_aggregator,
-                        ScaleDownHotExcess(units, current, scale_factor, imbalance));
+    gain = CapacityGain(units, base_p, new_p, o.busy_time_aggregator,
+                        ScaleDownHotExcess(units, base_p, scale_factor, imbalance));
   }
-  SetCurrent(metrics, kMetricExpectedProcessingRate, tpr * gain);
+  SetCurrent(metrics, kMetricExpectedProcessingRate, base_tpr * gain);
   const bool outside = OutsideUtilizationBound(*metrics);
   const std::string band = outside ? "outside utilization band" : "within utilization band";
 
@@ -219,8 +259,15 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
         }
       }
     }
+    std::string why = band;
+    if (floor) {
+      why += "; sized from the scaling history: at parallelism " +
+             std::to_string(floor->observed_parallelism) + " it processed " +
+             Num(floor->observed_rate) + "/s, short of the target capacity " +
+             Num(target_capacity) + "/s";
+    }
     return {true, new_p, outside,
-            "scale up " + std::to_string(current) + " -> " + std::to_string(new_p) + " (" + band +
+            "scale up " + std::to_string(current) + " -> " + std::to_string(new_p) + " (" + why +
                 ")"};
   }
 

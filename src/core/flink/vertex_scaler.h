@@ -6,6 +6,7 @@
 // Thread-safety: pure functions (state passed explicitly).
 #pragma once
 
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -73,6 +74,23 @@ int ScaleParallelism(int current, bool has_hash_input, int num_partitions, int m
                      double scale_factor, int lower, int upper, AlignmentMode mode,
                      const CapacityInput& capacity = {},
                      std::optional<std::string>* limited = nullptr);
+
+// trimtab (observed-capacity.enabled): what the scaling history says a scale-up from `current`
+// to `proposed` needs. A history entry at parallelism q > current, q >= proposed, that processed
+// less than `target_capacity` while its LOAD was at least `min_load` (a rate measured at low load
+// is extrapolated from little busy time) shows that `proposed` falls short as well (capacity does
+// not fall as subtasks are added); the largest such q is taken and the vertex is scaled from it,
+// scale_from(q, target_capacity / its rate), never below q. nullopt when no entry says so or the
+// result is not above `proposed`.
+struct ObservedCapacityFloor {
+  int parallelism = 0;           // the scale-up's new parallelism
+  int observed_parallelism = 0;  // the history entry it was sized from
+  double observed_rate = 0;      // its TRUE_PROCESSING_RATE
+};
+std::optional<ObservedCapacityFloor> ObservedCapacityScaleUp(
+    const std::vector<ScalingHistoryEntry>& history, int current, int proposed,
+    double target_capacity, double min_load,
+    const std::function<int(int q, double scale_factor)>& scale_from);
 
 // Observed scalability coefficient α in [coefficient-min, 1], rounded up to 2 decimals; 1.0
 // without enough history or with unknown rates.

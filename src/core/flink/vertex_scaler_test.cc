@@ -3,6 +3,7 @@
 #include "core/flink/vertex_scaler.h"
 
 #include <climits>
+#include <cmath>
 #include <limits>
 
 #include <gtest/gtest.h>
@@ -387,6 +388,58 @@ TEST(ObservedScalingCoefficientTest, LeastSquaresClampedAndRoundedUp) {
                    1.0);
   EXPECT_DOUBLE_EQ(ObservedScalingCoefficient({entry(1, 100), entry(2, 100), entry(4, 100)}, o),
                    0.5);
+}
+
+TEST(ObservedCapacityTest, ScalesFromTheLargestShortObservationAtOrAboveTheProposal) {
+  const auto entry = [](int p, double tpr, double load) {
+    ScalingHistoryEntry e;
+    e.summary.current_parallelism = p;
+    SetAverage(&e.summary.metrics, kMetricTrueProcessingRate, tpr);
+    SetAverage(&e.summary.metrics, kMetricLoad, load);
+    return e;
+  };
+  // Linear from the observation: ceil(q x factor).
+  const auto linear = [](int q, double factor) { return static_cast<int>(std::ceil(q * factor)); };
+  const auto floor = [&](const std::vector<ScalingHistoryEntry>& h, int current, int proposed) {
+    return ObservedCapacityScaleUp(h, current, proposed, /*target_capacity=*/100,
+                                   /*min_load=*/0.85, linear);
+  };
+
+  EXPECT_FALSE(floor({}, 2, 10));
+  // At 10, fully busy, 60/s: the proposal 10 falls short; 10 x 100 / 60 -> 17.
+  auto f = floor({entry(10, 60, 1)}, 2, 10);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->parallelism, 17);
+  EXPECT_EQ(f->observed_parallelism, 10);
+  EXPECT_DOUBLE_EQ(f->observed_rate, 60);
+  // The same from an observation above the proposal: 12 x 100 / 80 = 15.
+  f = floor({entry(12, 80, 0.9)}, 2, 10);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->parallelism, 15);
+  // Of several short observations the largest parallelism counts.
+  f = floor({entry(16, 90, 1), entry(10, 60, 1), entry(12, 80, 1)}, 2, 10);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->observed_parallelism, 16);
+  EXPECT_EQ(f->parallelism, 18);
+
+  // What does not count: below the proposal (8 says nothing about 10), at or below the current
+  // parallelism, an observation that carried the target, one at low load (its rate extrapolated
+  // from little busy time), or an unknown rate.
+  EXPECT_FALSE(floor({entry(8, 40, 1)}, 2, 10));
+  EXPECT_FALSE(floor({entry(10, 60, 1)}, 10, 12));
+  EXPECT_FALSE(floor({entry(10, 100, 1), entry(12, 130, 1)}, 2, 10));
+  EXPECT_FALSE(floor({entry(10, 60, 0.5)}, 2, 10));
+  ScalingHistoryEntry unknown = entry(10, 60, 1);
+  unknown.summary.metrics.erase(kMetricTrueProcessingRate);
+  EXPECT_FALSE(floor({unknown}, 2, 10));
+  // A result not above the proposal is no floor (here the scaling is capped at the observation).
+  EXPECT_FALSE(ObservedCapacityScaleUp({entry(11, 60, 1)}, 2, 11, 100, 0.85,
+                                       [](int q, double) { return q; }));
+  // Scaling from the observation never goes below it.
+  f = ObservedCapacityScaleUp({entry(12, 90, 1)}, 2, 10, 100, 0.85,
+                              [](int, double) { return 1; });
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->parallelism, 12);
 }
 
 }  // namespace
