@@ -46,7 +46,9 @@ struct EvaluatedMetric {
   std::optional<double> average;
 };
 
-using MetricMap = std::map<std::string, EvaluatedMetric>;
+// std::less<>: lookups by a kMetric* literal or a string_view build no std::string key (most
+// names are longer than std::string's inline buffer, so every such key would allocate).
+using MetricMap = std::map<std::string, EvaluatedMetric, std::less<>>;
 
 // Evaluated metrics of one job: per vertex, plus job-wide ones (GC pressure, heap usage, slots,
 // and job-level custom metrics).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <utility>
 
 namespace trimtab::core::flink {
@@ -26,8 +27,14 @@ StatusOr<ChainedCycleResult> RunAutoscalerCycleWithChain(const ChainedCycleInput
                                                          AutoscalerState state,
                                                          const ExecutorChain& chain,
                                                          Json* plugin_states) {
-  AutoscalerInput cycle_input = input.cycle;
-  cycle_input.commit = false;
+  // The cycle must not commit: the chain decides. Copy the input (topology, samples) only when
+  // the caller left `commit` set.
+  std::optional<AutoscalerInput> uncommitted;
+  if (input.cycle.commit) {
+    uncommitted = input.cycle;
+    uncommitted->commit = false;
+  }
+  const AutoscalerInput& cycle_input = uncommitted ? *uncommitted : input.cycle;
   ChainedCycleResult out;
   TRIMTAB_ASSIGN_OR_RETURN(out.cycle, RunAutoscalerCycle(cycle_input, std::move(state)));
   AutoscalerResult& r = out.cycle;

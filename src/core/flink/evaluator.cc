@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <memory_resource>
 #include <optional>
@@ -83,9 +84,9 @@ class WindowTable {
   double LatestJob(JobMetric metric) const { return JobValues(metric).back(); }
 
  private:
-  // Sample `sample` of the columns starting at `columns`, one per name in `names`.
-  void Fill(const std::map<std::string, double>& metrics, std::span<const std::string_view> names,
-            double* columns, size_t sample);
+  // Sample `sample` of the columns starting at `columns`, one per name in `kNames`.
+  template <const auto& kNames>
+  void Fill(const std::map<std::string, double>& metrics, double* columns, size_t sample);
   double* VertexColumns(size_t row) {
     return vertex_values_.data() + row * kNumVertexMetrics * w_.size();
   }
@@ -108,29 +109,43 @@ WindowTable::WindowTable(const Window& w, std::vector<VertexId> vertices)
   vertex_values_.assign((vertices_.size() + 1) * kNumVertexMetrics * w.size(), kNaN);
   for (size_t sample = 0; sample < w.size(); ++sample) {
     const CollectedSample& s = w[sample];
-    Fill(s.global, kJobMetricNames, job_values_.data(), sample);
+    Fill<kJobMetricNames>(s.global, job_values_.data(), sample);
     // vertices_ and s.vertices are both sorted by id: walk them side by side instead of a find
     // per vertex.
     auto it = s.vertices.begin();
     for (size_t row = 0; row < vertices_.size(); ++row) {
       const VertexId& id = vertices_[row];
       if (id.empty()) {
-        Fill(s.global, kVertexMetricNames, VertexColumns(row), sample);
+        Fill<kVertexMetricNames>(s.global, VertexColumns(row), sample);
         continue;
       }
       while (it != s.vertices.end() && it->first < id) ++it;
       if (it != s.vertices.end() && it->first == id) {
-        Fill(it->second, kVertexMetricNames, VertexColumns(row), sample);
+        Fill<kVertexMetricNames>(it->second, VertexColumns(row), sample);
       }
     }
   }
 }
 
-void WindowTable::Fill(const std::map<std::string, double>& metrics,
-                       std::span<const std::string_view> names, double* columns, size_t sample) {
+// The index of `name` in `kNames`, or its size. This runs for every metric of every sample: with
+// the names' lengths known at compile time, each comparison compiles to a few inline loads
+// instead of a memcmp call.
+template <const auto& kNames, size_t... I>
+size_t IndexOf(std::string_view name, std::index_sequence<I...>) {
+  size_t index = sizeof...(I);
+  (void)((name.size() == kNames[I].size() &&
+          std::memcmp(name.data(), kNames[I].data(), kNames[I].size()) == 0 && (index = I, true)) ||
+         ...);
+  return index;
+}
+
+template <const auto& kNames>
+void WindowTable::Fill(const std::map<std::string, double>& metrics, double* columns,
+                       size_t sample) {
+  constexpr size_t kCount = std::size(kNames);
   for (const auto& [name, value] : metrics) {
-    const size_t metric = std::find(names.begin(), names.end(), name) - names.begin();
-    if (metric < names.size()) columns[metric * w_.size() + sample] = value;
+    const size_t metric = IndexOf<kNames>(name, std::make_index_sequence<kCount>());
+    if (metric < kCount) columns[metric * w_.size() + sample] = value;
   }
 }
 
@@ -150,27 +165,6 @@ std::vector<VertexId> TopologyIds(const JobTopology& t) {
     ids.push_back(e.to);
   }
   return ids;
-}
-
-// MetricMap keys written and read on every cycle whose names do not fit std::string's
-// 15-character inline buffer, built once: making them from the literals would allocate on every
-// access.
-struct LongKeys {
-  const std::string target_data_rate = kMetricTargetDataRate;
-  const std::string catch_up_data_rate = kMetricCatchUpDataRate;
-  const std::string true_processing_rate = kMetricTrueProcessingRate;
-  const std::string num_source_partitions = kMetricNumSourcePartitions;
-  const std::string scale_up_rate_threshold = kMetricScaleUpRateThreshold;
-  const std::string scale_down_rate_threshold = kMetricScaleDownRateThreshold;
-  const std::string heap_max_usage_ratio = kMetricHeapMaxUsageRatio;
-  const std::string heap_memory_used = kMetricHeapMemoryUsed;
-  const std::string managed_memory_used = kMetricManagedMemoryUsed;
-  const std::string metaspace_memory_used = kMetricMetaspaceMemoryUsed;
-  const std::string num_task_slots_used = kMetricNumTaskSlotsUsed;
-};
-const LongKeys& Keys() {
-  static const LongKeys keys;
-  return keys;
 }
 
 // GetRate over `value_at(i)`, the metric's value in sample i of `w` (NaN = absent).
@@ -245,21 +239,31 @@ double JavaRound(double x) { return std::floor(x + 0.5); }
 
 }  // namespace
 
-double Current(const MetricMap& m, const std::string& name) {
+double Current(const MetricMap& m, std::string_view name) {
   auto it = m.find(name);
   return it == m.end() || !it->second.current ? kNaN : *it->second.current;
 }
-double Average(const MetricMap& m, const std::string& name) {
+double Average(const MetricMap& m, std::string_view name) {
   auto it = m.find(name);
   return it == m.end() || !it->second.average ? kNaN : *it->second.average;
 }
-void SetCurrent(MetricMap* m, const std::string& name, double v) {
-  EvaluatedMetric& e = (*m)[name];
-  e.current = std::isnan(v) ? std::nullopt : std::optional<double>(v);
+
+namespace {
+
+// m[name], building the key only when it is new (operator[] needs a std::string to look up).
+EvaluatedMetric& Slot(MetricMap* m, std::string_view name) {
+  auto it = m->lower_bound(name);
+  if (it == m->end() || it->first != name) it = m->emplace_hint(it, name, EvaluatedMetric{});
+  return it->second;
 }
-void SetAverage(MetricMap* m, const std::string& name, double v) {
-  EvaluatedMetric& e = (*m)[name];
-  e.average = std::isnan(v) ? std::nullopt : std::optional<double>(v);
+
+}  // namespace
+
+void SetCurrent(MetricMap* m, std::string_view name, double v) {
+  Slot(m, name).current = std::isnan(v) ? std::nullopt : std::optional<double>(v);
+}
+void SetAverage(MetricMap* m, std::string_view name, double v) {
+  Slot(m, name).average = std::isnan(v) ? std::nullopt : std::optional<double>(v);
 }
 
 double GetRate(const Window& w, const std::string& metric, const VertexId& vertex) {
@@ -436,7 +440,7 @@ double TargetCapacity(double target, double catch_up, const AutoscalerOptions& o
 
 double TargetProcessingCapacity(const MetricMap& m, const AutoscalerOptions& o,
                                 double utilization, bool with_restart, Millis restart_time) {
-  return TargetCapacity(Average(m, Keys().target_data_rate), Current(m, Keys().catch_up_data_rate),
+  return TargetCapacity(Average(m, kMetricTargetDataRate), Current(m, kMetricCatchUpDataRate),
                         o, utilization, with_restart, restart_time);
 }
 
@@ -450,11 +454,11 @@ void ComputeProcessingRateThresholds(MetricMap* m, const AutoscalerOptions& o,
     upper = o.utilization_max.value_or(o.target_utilization + o.target_utilization_boundary);
     lower = o.utilization_min.value_or(o.target_utilization - o.target_utilization_boundary);
   }
-  const double target = Average(*m, Keys().target_data_rate);
-  const double catch_up = Current(*m, Keys().catch_up_data_rate);
-  SetCurrent(m, Keys().scale_up_rate_threshold,
+  const double target = Average(*m, kMetricTargetDataRate);
+  const double catch_up = Current(*m, kMetricCatchUpDataRate);
+  SetCurrent(m, kMetricScaleUpRateThreshold,
              TargetCapacity(target, catch_up, o, upper, false, restart_time));
-  SetCurrent(m, Keys().scale_down_rate_threshold,
+  SetCurrent(m, kMetricScaleDownRateThreshold,
              TargetCapacity(target, catch_up, o, lower, true, restart_time));
 }
 
@@ -577,24 +581,24 @@ StatusOr<EvaluatedMetrics> EvaluateMetrics(const JobTopology& t, const Window& w
           if (!step->pending) target = step->rate;
         }
       }
-      SetAverage(&m, Keys().target_data_rate, target);
+      SetAverage(&m, kMetricTargetDataRate, target);
       double lag = table.Latest(v, kLag);
       if (std::isnan(lag)) lag = 0;
       const double catch_up_sec = Seconds(o.catch_up_duration);
-      SetCurrent(&m, Keys().catch_up_data_rate, catch_up_sec == 0 ? 0 : lag / catch_up_sec);
+      SetCurrent(&m, kMetricCatchUpDataRate, catch_up_sec == 0 ? 0 : lag / catch_up_sec);
     } else {
       double target = 0, catch_up = 0;
       for (const VertexId& in : t.Inputs(v)) {
         const MetricMap& im = out.vertices.at(in);
         const double ratio = ComputeEdgeOutputRatio(t, table, in, v);
-        target += Average(im, Keys().target_data_rate) * ratio;
-        catch_up += Current(im, Keys().catch_up_data_rate) * ratio;
+        target += Average(im, kMetricTargetDataRate) * ratio;
+        catch_up += Current(im, kMetricCatchUpDataRate) * ratio;
       }
-      SetAverage(&m, Keys().target_data_rate, target);
-      SetCurrent(&m, Keys().catch_up_data_rate, catch_up);
+      SetAverage(&m, kMetricTargetDataRate, target);
+      SetCurrent(&m, kMetricCatchUpDataRate, catch_up);
     }
     const double busy = ComputeBusyTimeAvg(o, table, v, info.parallelism);
-    SetAverage(&m, Keys().true_processing_rate,
+    SetAverage(&m, kMetricTrueProcessingRate,
                ComputeTrueProcessingRate(busy, ComputeTprInputRate(o, table, v), table, v, o));
     SetAverage(&m, kMetricLoad, busy / 1000.0);
     if (o.alignment_mode == AlignmentMode::kCapacity &&
@@ -609,23 +613,23 @@ StatusOr<EvaluatedMetrics> EvaluateMetrics(const JobTopology& t, const Window& w
     if (!std::isnan(lag)) SetCurrent(&m, kMetricLag, lag);
     SetCurrent(&m, kMetricParallelism, info.parallelism);
     SetCurrent(&m, kMetricMaxParallelism, info.max_parallelism);
-    SetCurrent(&m, Keys().num_source_partitions, info.num_partitions.value_or(0));
+    SetCurrent(&m, kMetricNumSourcePartitions, info.num_partitions.value_or(0));
     ComputeProcessingRateThresholds(&m, o, backlog, restart_time);
     out.vertices[v] = std::move(m);
   }
   // Job-wide metrics.
   SetCurrent(&out.global, kMetricGcPressure, table.LatestJob(kGcPressure));
-  const std::pair<const std::string&, JobMetric> current_and_average[] = {
-      {Keys().heap_max_usage_ratio, kHeapMaxUsageRatio},
-      {Keys().heap_memory_used, kHeapMemoryUsed},
-      {Keys().managed_memory_used, kManagedMemoryUsed},
-      {Keys().metaspace_memory_used, kMetaspaceMemoryUsed},
+  const std::pair<std::string_view, JobMetric> current_and_average[] = {
+      {kMetricHeapMaxUsageRatio, kHeapMaxUsageRatio},
+      {kMetricHeapMemoryUsed, kHeapMemoryUsed},
+      {kMetricManagedMemoryUsed, kManagedMemoryUsed},
+      {kMetricMetaspaceMemoryUsed, kMetaspaceMemoryUsed},
   };
   for (const auto& [name, metric] : current_and_average) {
     SetCurrent(&out.global, name, table.LatestJob(metric));
     SetAverage(&out.global, name, AverageOf(table.JobValues(metric)));
   }
-  SetCurrent(&out.global, Keys().num_task_slots_used, table.LatestJob(kNumTaskSlotsUsed));
+  SetCurrent(&out.global, kMetricNumTaskSlotsUsed, table.LatestJob(kNumTaskSlotsUsed));
   return out;
 }
 

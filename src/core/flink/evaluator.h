@@ -10,6 +10,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -98,9 +99,9 @@ StatusOr<EvaluatedMetrics> EvaluateMetrics(const JobTopology& t, const Window& w
                                            bool* step_pending = nullptr);
 
 // Helpers to read/write an EvaluatedMetric as doubles (NaN = absent).
-double Current(const MetricMap& m, const std::string& name);
-double Average(const MetricMap& m, const std::string& name);
-void SetCurrent(MetricMap* m, const std::string& name, double v);
-void SetAverage(MetricMap* m, const std::string& name, double v);
+double Current(const MetricMap& m, std::string_view name);
+double Average(const MetricMap& m, std::string_view name);
+void SetCurrent(MetricMap* m, std::string_view name, double v);
+void SetAverage(MetricMap* m, std::string_view name, double v);
 
 }  // namespace trimtab::core::flink

@@ -12,7 +12,12 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 void Put(std::map<std::string, double>* m, const char* name, std::optional<double> v) {
-  if (v && !std::isnan(*v)) (*m)[name] = std::isfinite(*v) ? RoundMetric(*v) : *v;
+  if (!v || std::isnan(*v)) return;
+  const double value = std::isfinite(*v) ? RoundMetric(*v) : *v;
+  // emplace builds the key once, in the node; operator[] would first build a temporary from
+  // `name` (an allocation for names longer than 15 characters).
+  auto [it, inserted] = m->emplace(name, value);
+  if (!inserted) it->second = value;
 }
 
 // Average of the OBSERVED_TPR values stored in the window (NaN when fewer than min_obs).

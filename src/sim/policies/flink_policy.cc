@@ -49,19 +49,23 @@ class FlinkAutoscalerPolicy final : public ScalingPolicy {
     const JobMetrics& m = *input.metrics;
     const TimePoint now = SimTimePoint(input.now_seconds);
 
-    flink::AutoscalerInput in;
+    // Filled in place: assigning over the previous decision's input reuses its topology's
+    // buffers. Only these fields ever change; the others keep their defaults.
+    flink::AutoscalerInput& in = chained_.cycle;
     in.topology = *input.topology;
     in.parsed_options = options_;  // parsed once: the configuration never changes in a run
     in.now = now;
+    // As the operator: the chain decides what RunAutoscalerCycleWithChain commits (it ignores
+    // `commit`, and need not copy `in` when it is false).
+    in.commit = false;
     in.job_status = FlinkJobStatus(m);
     in.job_running_since = JobRunningSince(m);
     in.resources.slots_per_task_manager = std::max(1, m.slots_per_task_manager);
+    in.samples.clear();
     if (m.state == JobState::kRunning) {
       in.samples.push_back(ToAutoscalerSample(m, now));
       RecordCpu(now, m.tm_cpu_load_avg, *in.job_running_since);
     }
-    // As the operator: the chain decides what RunAutoscalerCycleWithChain commits.
-    chained_.cycle = std::move(in);
     chained_.context.metrics.global[kTmCpuAvg] = CpuMetric(m.tm_cpu_load_avg);
     TRIMTAB_ASSIGN_OR_RETURN(
         flink::ChainedCycleResult cr,
