@@ -249,6 +249,8 @@ StatusOr<AutoscalerOptions> ParseAutoscalerOptions(
                                    &o.observed_tpr_switch_threshold));
   TRIMTAB_RETURN_IF_ERROR(r.Int("observed-true-processing-rate.min-observations",
                                 &o.observed_tpr_min_observations));
+  TRIMTAB_RETURN_IF_ERROR(r.Bool("observed-true-processing-rate.after-stabilization",
+                                 &o.observed_tpr_after_stabilization));
   TRIMTAB_RETURN_IF_ERROR(r.Double("step-detection.threshold", &o.step_detection_threshold));
   TRIMTAB_RETURN_IF_ERROR(r.Duration("step-detection.interval", &o.step_detection_interval));
   TRIMTAB_RETURN_IF_ERROR(r.Duration("early-scale-up.window", &o.early_scale_up_window));

@@ -88,6 +88,10 @@ struct AutoscalerOptions {
   Millis backlog_processing_lag_threshold{5 * 60 * 1000};
   Millis observed_tpr_lag_threshold{30 * 1000};
   double observed_tpr_switch_threshold = 0.15;
+  // trimtab extension (docs/eval-flink.md, "Observed processing rate after stabilization"): a
+  // sample taken during stabilization.interval adds no OBSERVED_TPR observation. Off = upstream,
+  // which observes the rate of a source whose meters are still filling after a restart.
+  bool observed_tpr_after_stabilization = false;
   // trimtab extension (docs/eval-flink.md, "Step detection"): when a source's arrival rate over
   // the latest `step_detection_interval` is above (1 + this) times its window rate, or below the
   // window rate / (1 + this), the latest rate is its TARGET_DATA_RATE. 0 = off (upstream).

@@ -69,7 +69,7 @@ double RoundMetric(double v) {
 StatusOr<CollectedSample> CollectSample(const RawSample& raw, const JobTopology& topology,
                                         const AutoscalerOptions& options,
                                         const std::vector<CollectedSample>& window,
-                                        const std::string& path) {
+                                        const std::string& path, bool observe_tpr) {
   CollectedSample out;
   out.time = raw.time;
   for (const VertexInfo& info : topology.vertices) {
@@ -115,7 +115,9 @@ StatusOr<CollectedSample> CollectSample(const RawSample& raw, const JobTopology&
     if (!rate) rate = r.num_records_out_per_second;
     if (!rate) continue;
     double observed;
-    if (*rate == 0) {
+    if (!observe_tpr) {
+      observed = AverageObservedTpr(window, info.id, options.observed_tpr_min_observations);
+    } else if (*rate == 0) {
       observed = kInf;
     } else if (lag >= static_cast<double>(options.observed_tpr_lag_threshold.count()) / 1000.0 *
                           *rate) {
@@ -159,6 +161,8 @@ StatusOr<WindowStatus> UpdateMetricWindow(const std::vector<RawSample>& raw,
     window.clear();
     status.restarted = true;
   }
+  const TimePoint running = job_running_since.value_or(TimePoint{});
+  status.stable_time = running + options.stabilization_interval;
   std::vector<size_t> order(raw.size());
   for (size_t i = 0; i < raw.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
@@ -172,14 +176,16 @@ StatusOr<WindowStatus> UpdateMetricWindow(const std::vector<RawSample>& raw,
       ++status.ignored;  // collected before the current run of the job
       continue;
     }
-    TRIMTAB_ASSIGN_OR_RETURN(
-        CollectedSample s,
-        CollectSample(raw[i], topology, options, window, "samples[" + std::to_string(i) + "]"));
+    // trimtab (observed-true-processing-rate.after-stabilization): Flink's per-second meters
+    // restart from zero with the job, so a rate read while they fill is too low.
+    const bool observe_tpr =
+        !options.observed_tpr_after_stabilization || raw[i].time >= status.stable_time;
+    TRIMTAB_ASSIGN_OR_RETURN(CollectedSample s,
+                             CollectSample(raw[i], topology, options, window,
+                                           "samples[" + std::to_string(i) + "]", observe_tpr));
     window.push_back(std::move(s));
     ++status.added;
   }
-  const TimePoint running = job_running_since.value_or(TimePoint{});
-  status.stable_time = running + options.stabilization_interval;
   status.stabilizing = now < status.stable_time;
   // Window full: the first sample at/after the stable time plus the window size.
   TimePoint first_stable = now;

@@ -67,11 +67,13 @@ double RoundMetric(double v);
 // the OBSERVED_TPR fallback average). `path` names the sample in errors ("samples[2]").
 // Custom metric values are copied unrounded under their names (vertex ones only for vertices of
 // the topology). Fails when a running vertex of the topology lacks busyTimeMsPerSecond, or when a
-// custom value uses a built-in metric name or is not finite.
+// custom value uses a built-in metric name or is not finite. With `observe_tpr` false a source's
+// OBSERVED_TPR is the average of the window's earlier observations, whatever its lag (no new
+// observation).
 StatusOr<CollectedSample> CollectSample(const RawSample& raw, const JobTopology& topology,
                                         const AutoscalerOptions& options,
                                         const std::vector<CollectedSample>& window,
-                                        const std::string& path);
+                                        const std::string& path, bool observe_tpr = true);
 
 struct WindowStatus {
   bool restarted = false;       // the job restarted after the oldest sample: window wiped
