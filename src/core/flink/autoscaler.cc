@@ -38,8 +38,49 @@ std::string ScalingReportLines(const ScalingSummaries& s) {
 
 namespace {
 
+// The sources' summed lag in sample `s` (nullopt when a source has none).
+std::optional<double> SourcesLag(const JobTopology& t, const CollectedSample& s) {
+  double lag = 0;
+  for (const VertexInfo& v : t.vertices) {
+    if (!t.IsSource(v.id)) continue;
+    auto it = s.vertices.find(v.id);
+    if (it == s.vertices.end()) return std::nullopt;
+    auto m = it->second.find(kMetricLag);
+    if (m == it->second.end()) return std::nullopt;
+    lag += m->second;
+  }
+  return lag;
+}
+
+// What a restart left waiting, in time at the arrival rate before it: the sources' lag in the
+// first sample since the job runs again, less their lag in the last sample before the restart,
+// over their arrival rate (read rate plus lag growth) across the window before the restart.
+// nullopt when any of it is unknown; called before the restart wipes the window.
+std::optional<Millis> RestartBacklog(const AutoscalerInput& in, const Window& before) {
+  if (before.empty() || !in.job_running_since) return std::nullopt;
+  const RawSample* first = nullptr;
+  for (const RawSample& s : in.samples) {
+    if (s.time >= *in.job_running_since && (!first || s.time < first->time)) first = &s;
+  }
+  if (!first) return std::nullopt;
+  double after = 0, rate = 0;
+  for (const VertexInfo& v : in.topology.vertices) {
+    if (!in.topology.IsSource(v.id)) continue;
+    auto it = first->vertices.find(v.id);
+    if (it == first->vertices.end() || !it->second.pending_records) return std::nullopt;
+    after += *it->second.pending_records;
+    rate += GetRate(before, kMetricNumRecordsIn, v.id) + GetRate(before, kMetricLag, v.id);
+  }
+  const std::optional<double> lag_before = SourcesLag(in.topology, before.back());
+  if (!lag_before) return std::nullopt;
+  const double seconds = (after - *lag_before) / rate;
+  if (!(rate > 0) || !std::isfinite(seconds)) return std::nullopt;
+  return Millis(std::llround(std::max(0.0, seconds) * 1000));
+}
+
 // Fills restart_duration of the newest tracking record once the job runs with its targets.
-void UpdateRestartTracking(const AutoscalerInput& in, AutoscalerState* state, DecisionLog* log) {
+void UpdateRestartTracking(const AutoscalerInput& in, const AutoscalerOptions& o,
+                           AutoscalerState* state, DecisionLog* log) {
   if (state->scaling_tracking.empty() || !in.job_running_since) return;
   ScalingRecord& last = state->scaling_tracking.back();
   if (last.restart_duration || *in.job_running_since < last.time) return;
@@ -51,6 +92,13 @@ void UpdateRestartTracking(const AutoscalerInput& in, AutoscalerState* state, De
       std::chrono::duration_cast<Millis>(*in.job_running_since - last.time);
   log->Note("collect", "restart after scaling at " + FormatRfc3339(last.time) + " took " +
                            FormatFlinkDuration(*last.restart_duration));
+  if (o.restart_time_tracking_backlog) {
+    last.restart_backlog = RestartBacklog(in, state->metric_window);
+    if (last.restart_backlog) {
+      log->Note("collect", "it left " + FormatFlinkDuration(*last.restart_backlog) +
+                               " of input waiting beyond the lag before it");
+    }
+  }
 }
 
 // "current 0.5, window average 0.45" ("absent" for unknown values).
@@ -134,9 +182,11 @@ Millis EffectiveRestartTime(const AutoscalerState& state, const AutoscalerOption
   if (o.restart_time_tracking_enabled) {
     std::optional<Millis> longest;
     for (const ScalingRecord& r : state.scaling_tracking) {
-      if (r.restart_duration && (!longest || *r.restart_duration > *longest)) {
-        longest = r.restart_duration;
+      std::optional<Millis> took = r.restart_duration;
+      if (took && o.restart_time_tracking_backlog && r.restart_backlog) {
+        took = std::max(*took, *r.restart_backlog);
       }
+      if (took && (!longest || *took > *longest)) longest = took;
     }
     if (longest) return std::min(*longest, o.restart_time_tracking_limit);
   }
@@ -213,7 +263,7 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
   // 1. Collect.
   TRIMTAB_RETURN_IF_ERROR(ValidateCustomMetrics(in.custom_metrics));
   TRIMTAB_RETURN_IF_ERROR(ValidateCustomSamples(in.custom_metrics, in.samples));
-  UpdateRestartTracking(in, &state, &log);
+  UpdateRestartTracking(in, o, &state, &log);
   TRIMTAB_ASSIGN_OR_RETURN(WindowStatus ws,
                            UpdateMetricWindow(in.samples, in.topology, o, in.job_running_since,
                                               in.now, &state));

@@ -397,6 +397,7 @@ Json ToJson(const AutoscalerState& s) {
     Json item = {{"time", FormatTime(r.time)},
                  {"targetParallelism", ParallelismMapToJson(r.target_parallelism)}};
     if (r.restart_duration) item["restartDurationMs"] = r.restart_duration->count();
+    if (r.restart_backlog) item["restartBacklogMs"] = r.restart_backlog->count();
     tracking.push_back(std::move(item));
   }
   Json delayed = Json::object();
@@ -460,6 +461,9 @@ StatusOr<AutoscalerState> AutoscalerStateFromJson(const Json& j, const std::stri
             std::optional<int64_t> ms;
             TRIMTAB_RETURN_IF_ERROR(ir.OptionalInt("restartDurationMs", &ms));
             if (ms) rec.restart_duration = Millis(*ms);
+            std::optional<int64_t> backlog_ms;
+            TRIMTAB_RETURN_IF_ERROR(ir.OptionalInt("restartBacklogMs", &backlog_ms));
+            if (backlog_ms) rec.restart_backlog = Millis(*backlog_ms);
             TRIMTAB_RETURN_IF_ERROR(ir.NoUnknownFields());
             return rec;
           }));

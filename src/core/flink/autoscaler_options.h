@@ -85,6 +85,10 @@ struct AutoscalerOptions {
   Millis restart_time{5 * 60 * 1000};
   bool restart_time_tracking_enabled = false;
   Millis restart_time_tracking_limit{15 * 60 * 1000};
+  // trimtab extension (docs/eval-flink.md, "Restart backlog"): with time tracking, a restart
+  // counts as long as the input it left waiting (downtime plus replay from the last checkpoint)
+  // when that is longer than the time it took.
+  bool restart_time_tracking_backlog = false;
   Millis backlog_processing_lag_threshold{5 * 60 * 1000};
   Millis observed_tpr_lag_threshold{30 * 1000};
   double observed_tpr_switch_threshold = 0.15;

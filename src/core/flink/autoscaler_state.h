@@ -55,6 +55,10 @@ struct ScalingRecord {
   TimePoint time;
   std::map<VertexId, int> target_parallelism;  // vertices that were scaled
   std::optional<Millis> restart_duration;      // set once the job ran with the new parallelism
+  // trimtab (restart.time-tracking.backlog.enabled): set with restart_duration, the input the
+  // restart left waiting beyond the lag before it (downtime plus records replayed from the last
+  // checkpoint), in time at the sources' arrival rate before the restart.
+  std::optional<Millis> restart_backlog;
 };
 
 struct DelayedScaleDownRecommendation {
