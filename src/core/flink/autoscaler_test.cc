@@ -293,7 +293,7 @@ TEST(AutoscalerStateJsonTest, RoundTripKeepsEveryField) {
   SetAverage(&sum.metrics, kMetricTrueProcessingRate, 10);
   SetCurrent(&sum.metrics, kMetricScaleDownRateThreshold, INFINITY);
   s.scaling_history["src"].push_back({kT0, sum});
-  s.scaling_tracking.push_back({kT0, {{"src", 4}}, seconds(42)});
+  s.scaling_tracking.push_back({kT0, {{"src", 4}}, seconds(42), seconds(95)});
   s.delayed_scale_down["src"] = {kT0, {{kT0, 3, true}}};
   s.behavior["src"].recommendations.push_back({4, kT0});
   s.parallelism_overrides["src"] = 4;
@@ -305,6 +305,8 @@ TEST(AutoscalerStateJsonTest, RoundTripKeepsEveryField) {
   EXPECT_EQ(ToJson(*back), j);
   EXPECT_EQ(back->metric_window[0].vertices.at("src").at(kMetricObservedTpr), INFINITY);
   EXPECT_EQ(back->scaling_tracking[0].restart_duration, seconds(42));
+  EXPECT_EQ(j["scalingTracking"][0]["restartBacklogMs"], 95000);
+  EXPECT_EQ(back->scaling_tracking[0].restart_backlog, seconds(95));
   EXPECT_TRUE(back->delayed_scale_down.at("src").recommendations[0].outside_utilization_bound);
 
   Json bad = j;
