@@ -442,12 +442,26 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
                          " vertex(es)");
 
   // 4. Shape: behavior rules, then blocking.
+  BehaviorOptions behavior = o.behavior;
+  if (o.behavior.enabled && o.scale_down_restart_time_factor > 0) {
+    // A scale-down is wanted for a few restart times before it is worth a restart.
+    const Millis floor{std::llround(o.scale_down_restart_time_factor *
+                                    static_cast<double>(restart_time.count()))};
+    Millis& window = behavior.scale_down.stabilization_window.emplace(
+        o.behavior.scale_down.stabilization_window.value_or(Millis(0)));
+    if (floor > window) {
+      window = floor;
+      log.Note("shape", "scale-down stabilization window " + FormatFlinkDuration(floor) + " (" +
+                            Num(o.scale_down_restart_time_factor) + " x restart time " +
+                            FormatFlinkDuration(restart_time) + ")");
+    }
+  }
   ScalingSummaries shaped;
   for (auto& [id, summary] : proposals) {
     VertexDecision& d = log.vertices[id];
     int allowed = summary.new_parallelism;
     if (o.behavior.enabled) {
-      BehaviorShapeResult b = ShapeWithBehavior(o.behavior, &state.behavior[id],
+      BehaviorShapeResult b = ShapeWithBehavior(behavior, &state.behavior[id],
                                                 summary.current_parallelism,
                                                 summary.new_parallelism, in.now);
       allowed = b.parallelism;
@@ -462,7 +476,7 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
     // Vertices without a change still record their recommendation for stabilization.
     for (const VertexInfo& v : in.topology.vertices) {
       if (!proposals.count(v.id) && !v.finished && !o.vertex_exclude_ids.count(v.id)) {
-        (void)ShapeWithBehavior(o.behavior, &state.behavior[v.id], v.parallelism, v.parallelism,
+        (void)ShapeWithBehavior(behavior, &state.behavior[v.id], v.parallelism, v.parallelism,
                                 in.now);
       }
     }

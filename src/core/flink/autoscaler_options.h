@@ -89,6 +89,10 @@ struct AutoscalerOptions {
   // counts as long as the input it left waiting (downtime plus replay from the last checkpoint)
   // when that is longer than the time it took.
   bool restart_time_tracking_backlog = false;
+  // trimtab extension (docs/eval-flink.md, "Scale-down window from the restart time"): with
+  // behavior rules, the scale-down stabilization window is at least this many times the
+  // effective restart time. 0 = off.
+  double scale_down_restart_time_factor = 0;
   Millis backlog_processing_lag_threshold{5 * 60 * 1000};
   Millis observed_tpr_lag_threshold{30 * 1000};
   double observed_tpr_switch_threshold = 0.15;

@@ -172,6 +172,11 @@ std::map<std::string, std::string> TrimtabDefaultConfiguration() {
       {"job.autoscaler.scale-down.max-factor", "1.0"},
       {"job.autoscaler.scale-down.interval", "0 s"},
       {"job.autoscaler.behavior.scale-down.stabilization-window", "15 min"},
+      // ... and for at least four restart times: a job whose restart leaves 15 minutes of input
+      // waiting (50 GB of state) must want the scale-down for an hour. On 120 random job graphs,
+      // those with 50 GB of state went from 6.0x the oracle and 28 % of the time above the lag
+      // SLO to 3.8x and 13 % (flink-compat: 2.8x, 15 %); smaller state is unaffected.
+      {"job.autoscaler.scale-down.restart-time-factor", "4"},
       // Size keyed and partitioned vertices by what their busiest subtask carries instead of
       // rounding up to a divisor of the key groups (q5's window: 7 subtasks, not 8). Hot keys can
       // make a scale-up too small, so a job still behind 2 minutes after stabilization may scale
