@@ -194,16 +194,49 @@ struct RandomRun {
   std::string row;
 };
 
-// --random: `count` scenarios drawn from `seed`, the across-runs summary per policy and the
-// runs where the default policy spent most time above the lag SLO outside restarts.
-// With `json_dir`, each scenario is also written there as <name>.yaml (JSON, which is YAML), to
-// rerun with `trimtab simulate`, next to its report <name>.json.
-int RunRandom(int count, uint64_t seed, const sim::PolicyRegistry& registry,
+// One policy over the random runs whose largest state is the same (--random-graphs).
+struct ByState {
+  int runs = 0;
+  double ratio_sum = 0;
+  double violation_pct_sum = 0;  // all time above the lag SLO, restarts included
+  double outside_pct_sum = 0;
+  int rescales = 0;
+};
+
+std::string StateLabel(double bytes) {
+  return bytes == 0 ? std::string("none") : fmt::format("{:g} GB", bytes / 1e9);
+}
+
+// The per-state table of --random-graphs: long restarts are where policies differ most.
+void PrintByState(const std::map<double, std::map<std::string, ByState>>& by_state) {
+  std::printf("\nBy the job's largest state (a restart restores it, a checkpoint writes it; "
+              "\"all\" counts restarts too):\n\n"
+              "| largest state | runs | policy | × oracle mean | SLO viol, all | outside restarts | "
+              "rescales |\n|---|---:|---|---:|---:|---:|---:|\n");
+  for (const auto& [bytes, policies] : by_state) {
+    for (const char* name : {"trimtab", "flink-compat"}) {
+      auto it = policies.find(name);
+      if (it == policies.end()) continue;
+      const ByState& b = it->second;
+      std::printf("| %s | %d | %s | %.2f | %.2f %% | %.2f %% | %d |\n", StateLabel(bytes).c_str(),
+                  b.runs, name, b.ratio_sum / b.runs, b.violation_pct_sum / b.runs,
+                  b.outside_pct_sum / b.runs, b.rescales);
+    }
+  }
+}
+
+// --random / --random-graphs: `count` scenarios drawn from `seed`, the across-runs summary per
+// policy and the runs where the default policy spent most time above the lag SLO outside
+// restarts (with graphs, also the summary by largest state). With `json_dir`, each scenario is
+// also written there as <name>.yaml (JSON, which is YAML), to rerun with `trimtab simulate`,
+// next to its report <name>.json.
+int RunRandom(int count, uint64_t seed, bool graphs, const sim::PolicyRegistry& registry,
               const std::string& json_dir) {
   std::map<std::string, AcrossSeeds> across;
+  std::map<double, std::map<std::string, ByState>> by_state;
   std::vector<RandomRun> runs;
   for (int i = 0; i < count; ++i) {
-    Json doc = bench::RandomScenario(seed, i);
+    Json doc = graphs ? bench::RandomGraphScenario(seed, i) : bench::RandomScenario(seed, i);
     doc["policies"] = sim::ComparedPolicyNames();
     StatusOr<sim::Scenario> scenario = sim::ParseScenario(doc);
     if (!scenario.ok()) {
@@ -223,22 +256,39 @@ int RunRandom(int count, uint64_t seed, const sim::PolicyRegistry& registry,
       std::ofstream(json_dir + "/" + r.scenario + ".json") << sim::ReportToText(r, false);
     }
     RandomRun rr;
-    rr.row = fmt::format("| {} | {} p={} partitions={} | {} |", scenario->name,
-                         doc["job"]["library"].get<std::string>(), doc["job"]["parallelism"].get<int>(),
-                         doc["job"]["partitions"].get<int>(), doc["workload"]["type"].get<std::string>());
+    const double state = bench::LargestState(doc);
+    if (graphs) {
+      rr.row = fmt::format("| {} | {} vertices, state {}, decisions every {:g} s | {} |",
+                           scenario->name, doc["job"]["vertices"].size(), StateLabel(state),
+                           doc["decisionInterval"].get<double>(),
+                           doc["workload"]["type"].get<std::string>());
+    } else {
+      rr.row = fmt::format("| {} | {} p={} partitions={} | {} |", scenario->name,
+                           doc["job"]["library"].get<std::string>(),
+                           doc["job"]["parallelism"].get<int>(), doc["job"]["partitions"].get<int>(),
+                           doc["workload"]["type"].get<std::string>());
+    }
     for (size_t k = 0; k < r.policies.size(); ++k) {
       const sim::PolicyReport& p = r.policies[k];
-      if (p.policy == "static" || p.policy == "oracle") continue;
       const double outside = 100.0 * run->restarts[k].violation_outside_restarts_seconds / r.duration_seconds;
+      ByState& b = by_state[state][p.policy];
+      ++b.runs;
+      b.ratio_sum += p.ratio_to_oracle.value_or(0);
+      b.violation_pct_sum += 100.0 * p.slo_violation_seconds / r.duration_seconds;
+      b.outside_pct_sum += outside;
+      b.rescales += p.rescales;
+      if (p.policy == "static" || p.policy == "oracle") continue;
       if (p.policy == "trimtab") rr.trimtab_outside_pct = outside;
       rr.row += fmt::format(" {:.2f}x / {:.2f} % / {} |", p.ratio_to_oracle.value_or(0), outside, p.rescales);
     }
     runs.push_back(std::move(rr));
     if ((i + 1) % 20 == 0) std::fprintf(stderr, "autoscaling_bench: %d of %d random scenarios\n", i + 1, count);
   }
-  std::printf("%d random scenarios (random_scenarios.h) from seed %llu, 12 h each:\n\n", count,
+  std::printf("%d random %s (random_scenarios.h) from seed %llu, 12 h each:\n\n", count,
+              graphs ? "job graphs and workloads" : "scenarios",
               static_cast<unsigned long long>(seed));
   PrintAcross(across);
+  if (graphs) PrintByState(by_state);
   std::sort(runs.begin(), runs.end(), [](const RandomRun& a, const RandomRun& b) {
     return a.trimtab_outside_pct > b.trimtab_outside_pct;
   });
@@ -258,9 +308,11 @@ int main(int argc, char** argv) {
   std::vector<uint64_t> seeds;
   int random_count = 0;
   uint64_t random_seed = 1;
+  bool random_graphs = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--random" && i + 1 < argc) {
+    if ((a == "--random" || a == "--random-graphs") && i + 1 < argc) {
+      random_graphs = a == "--random-graphs";
       random_count = std::atoi(argv[++i]);
       if (random_count <= 0) {
         std::fprintf(stderr, "autoscaling_bench: --random: expected a positive count, got \"%s\"\n", argv[i]);
@@ -281,7 +333,7 @@ int main(int argc, char** argv) {
       keep_policies = true;
     } else if (a == "-h" || a == "--help") {
       std::printf("usage: autoscaling_bench [--json-dir DIR] [--keep-policies] [--seeds 1,2,3] [SCENARIO.yaml | DIR]...\n"
-                  "       autoscaling_bench --random N [--random-seed S]\n"
+                  "       autoscaling_bench --random N | --random-graphs N [--random-seed S]\n"
                   "  --keep-policies  use a scenario's own `policies` (with configs) when it lists\n"
                   "                   them, instead of trimtab, flink-compat, hpa-cpu, static, oracle\n"
                   "  --seeds LIST     also run every scenario under each of these seeds (noise, key\n"
@@ -290,6 +342,9 @@ int main(int argc, char** argv) {
                   "  --random N       instead of scenario files: N random scenarios (library job,\n"
                   "                   parallelism, partitions, workload shape drawn from the seed,\n"
                   "                   default 1), summarized per policy, with trimtab's worst runs\n"
+                  "  --random-graphs N  the same with random job graphs: 2-5 vertex chains with\n"
+                  "                   drawn costs, selectivity, key skew, edges and up to 50 GB of\n"
+                  "                   state, decisions every 10 s to 1 min; also by largest state\n"
                   "default: the suite in the source tree's bench/autoscaling/scenarios\n");
       return 0;
     } else {
@@ -298,7 +353,8 @@ int main(int argc, char** argv) {
   }
   if (!json_dir.empty()) fs::create_directories(json_dir);
   if (random_count > 0) {
-    return RunRandom(random_count, random_seed, sim::AllPoliciesRegistry(), json_dir);
+    return RunRandom(random_count, random_seed, random_graphs, sim::AllPoliciesRegistry(),
+                     json_dir);
   }
   if (args.empty()) args.push_back(std::string(TRIMTAB_SOURCE_DIR) + "/bench/autoscaling/scenarios");
   const std::vector<std::string> files = ScenarioFiles(args);

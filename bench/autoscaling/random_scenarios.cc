@@ -115,7 +115,84 @@ Json Workload(Draw& d, double base, const Rates& Rate) {
   }
 }
 
+// A chain job for RandomGraphScenario, and what its bottleneck carries per subtask in source
+// records/s.
+struct Graph {
+  Json spec;
+  double bottleneck_per_subtask = 0;
+  int partitions = 0;
+  double reader_rate = 0;
+};
+
+Graph RandomGraph(Draw& d) {
+  constexpr int kPartitions[] = {4, 8, 12, 16, 24, 32, 64};
+  constexpr double kReaderRates[] = {100'000, 150'000, 200'000};
+  constexpr double kOperatorRates[] = {10'000, 20'000, 40'000, 80'000, 200'000};
+  constexpr double kSelectivities[] = {1, 1, 0.5, 0.1};
+  constexpr double kSkews[] = {0, 0, 0.2, 0.5, 0.8};
+  constexpr double kStates[] = {1e9, 1e10, 5e10};
+  constexpr int kMaxParallelisms[] = {128, 256, 720};
+  Graph g;
+  g.partitions = d.Pick(kPartitions);
+  g.reader_rate = d.Pick(kReaderRates);
+  Json vertices = Json::array({{{"id", "source"},
+                                {"partitions", g.partitions},
+                                {"parallelism", d.IntBetween(1, 8)},
+                                {"capacityPerSubtask", g.reader_rate}}});
+  Json edges = Json::array();
+  const int operators = d.IntBetween(1, 4);
+  double share = 1;  // records reaching the operator per source record
+  g.bottleneck_per_subtask = g.reader_rate;
+  for (int i = 1; i <= operators; ++i) {
+    const double rate = d.Pick(kOperatorRates);
+    Json v = {{"id", "op" + std::to_string(i)},
+              {"parallelism", d.IntBetween(1, 8)},
+              {"capacityPerSubtask", rate},
+              {"selectivity", d.Pick(kSelectivities)},
+              {"keySkew", d.Pick(kSkews)}};
+    if (d.Between(0, 1) < 0.4) v["stateBytes"] = d.Pick(kStates);
+    if (d.Between(0, 1) < 0.3) v["maxParallelism"] = d.Pick(kMaxParallelisms);
+    g.bottleneck_per_subtask = std::min(g.bottleneck_per_subtask, rate / share);
+    share *= v["selectivity"].get<double>();
+    static constexpr const char* kShips[] = {"hash", "rebalance", "forward"};
+    const char* ship = i == 1 ? kShips[d.IntBetween(0, 1)] : d.Pick(kShips);
+    // FORWARD needs equal parallelism on both ends.
+    if (std::string(ship) == "forward") v["parallelism"] = vertices.back()["parallelism"];
+    edges.push_back({{"from", vertices.back()["id"]}, {"to", v["id"]}, {"ship", ship}});
+    vertices.push_back(std::move(v));
+  }
+  g.spec = {{"name", "chain"}, {"vertices", vertices}, {"edges", edges}};
+  return g;
+}
+
 }  // namespace
+
+Json RandomGraphScenario(uint64_t seed, int index) {
+  Draw d(sim::HashPair(seed ^ 0x9e3779b97f4a7c15ULL, static_cast<uint64_t>(index)));
+  Graph g = RandomGraph(d);
+  const Rates rates{0.3 * g.partitions * g.reader_rate};
+  const double base = std::min(g.bottleneck_per_subtask * d.Between(0.5, 3), rates.cap);
+  constexpr double kDecisionIntervals[] = {kMinute, kMinute, 30, 10};
+  Json scenario = {
+      {"name", "graph-" + std::to_string(seed) + "-" + std::to_string(index)},
+      {"job", std::move(g.spec)},
+  };
+  scenario["workload"] = Workload(d, std::round(base), rates);
+  scenario["duration"] = 12 * kHour;
+  scenario["step"] = 5.0;
+  scenario["decisionInterval"] = d.Pick(kDecisionIntervals);
+  scenario["seed"] = d.IntBetween(1, 99);
+  scenario["slo"] = {{"lag", 30.0}};
+  return scenario;
+}
+
+double LargestState(const Json& scenario) {
+  double largest = 0;
+  const Json& job = scenario.at("job");
+  if (!job.contains("vertices")) return 0;
+  for (const Json& v : job["vertices"]) largest = std::max(largest, v.value("stateBytes", 0.0));
+  return largest;
+}
 
 Json RandomScenario(uint64_t seed, int index) {
   Draw d(sim::HashPair(seed, static_cast<uint64_t>(index)));
