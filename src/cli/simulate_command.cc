@@ -52,8 +52,9 @@ Policies:
                 85 % busy, 10-min window with step detection, keyed vertices sized by
                 their busiest subtask, early scale-up while the window refills, scale-ups
                 no smaller than the scaling history shows is needed, one-step scale-downs
-                held 15 min, catch-up sized from observed restarts) through the
-                executor plugin chain (restart-cost gate); configurable per scenario:
+                held 15 min or 4 restart times, catch-up sized from the backlog observed
+                restarts left) through the executor plugin chain (restart-cost gate);
+                configurable per scenario:
                 {name: trimtab, config: {configuration: {...}, plugins: [...]}}
   flink-compat  the upstream Flink autoscaler with upstream defaults, exactly
   hpa-cpu       a Kubernetes HPA on TaskManager CPU at 70 % (reactive mode: all vertices move)
