@@ -63,13 +63,16 @@ std::optional<Millis> RestartBacklog(const AutoscalerInput& in, const Window& be
     if (s.time >= *in.job_running_since && (!first || s.time < first->time)) first = &s;
   }
   if (!first) return std::nullopt;
+  // The arrival rate just before the restart: a rescale often follows a change of rate, which
+  // the whole window would average with the rate before it.
+  const Window recent(before.end() - std::min<std::ptrdiff_t>(2, std::ssize(before)), before.end());
   double after = 0, rate = 0;
   for (const VertexInfo& v : in.topology.vertices) {
     if (!in.topology.IsSource(v.id)) continue;
     auto it = first->vertices.find(v.id);
     if (it == first->vertices.end() || !it->second.pending_records) return std::nullopt;
     after += *it->second.pending_records;
-    rate += GetRate(before, kMetricNumRecordsIn, v.id) + GetRate(before, kMetricLag, v.id);
+    rate += GetRate(recent, kMetricNumRecordsIn, v.id) + GetRate(recent, kMetricLag, v.id);
   }
   const std::optional<double> lag_before = SourcesLag(in.topology, before.back());
   if (!lag_before) return std::nullopt;
