@@ -1,5 +1,6 @@
 #include "random_scenarios.h"
 
+#include <cmath>
 #include <set>
 #include <string>
 #include <vector>
@@ -65,6 +66,53 @@ TEST(RandomScenariosTest, DrawsCoverEveryJobAndWorkloadShape) {
   EXPECT_EQ(jobs, (std::set<std::string>{"q1", "q2", "q5", "q8", "q11"}));
   EXPECT_EQ(shapes, (std::set<std::string>{"step", "noise/step", "ramp", "noise/daily", "spike",
                                            "onoff", "piecewise"}));
+}
+
+TEST(RandomScenariosTest, GraphDrawsAreValidChainsWithStateAndServableRates) {
+  std::set<double> states, intervals;
+  std::set<std::string> ships;
+  std::set<size_t> sizes;
+  for (int i = 0; i < 200; ++i) {
+    Json doc = RandomGraphScenario(5, i);
+    SCOPED_TRACE(doc.dump());
+    EXPECT_EQ(doc["name"], "graph-5-" + std::to_string(i));
+    doc["policies"] = Json::array({"static"});
+    StatusOr<sim::Scenario> s = sim::ParseScenario(doc);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    const Json& vertices = doc["job"]["vertices"];
+    const Json& edges = doc["job"]["edges"];
+    sizes.insert(vertices.size());
+    ASSERT_EQ(edges.size(), vertices.size() - 1);  // a chain
+    for (const Json& e : edges) {
+      ships.insert(e["ship"].get<std::string>());
+      if (e["ship"] == "forward") {  // both ends at the same parallelism
+        int from = 0, to = 0;
+        for (const Json& v : vertices) {
+          if (v["id"] == e["from"]) from = v["parallelism"].get<int>();
+          if (v["id"] == e["to"]) to = v["parallelism"].get<int>();
+        }
+        EXPECT_EQ(from, to);
+      }
+    }
+    states.insert(LargestState(doc));
+    intervals.insert(doc["decisionInterval"].get<double>());
+    std::vector<double> rates;
+    CollectRates(doc["workload"], &rates);
+    const Json& source = vertices[0];
+    // 30 % of what the partitions deliver, rounded as the rates are.
+    const double cap = std::round(0.3 * source["partitions"].get<int>() *
+                                  source["capacityPerSubtask"].get<double>());
+    for (double r : rates) {
+      EXPECT_GT(r, 0);
+      EXPECT_LE(r, cap);
+    }
+  }
+  EXPECT_EQ(sizes, (std::set<size_t>{2, 3, 4, 5}));
+  EXPECT_EQ(ships, (std::set<std::string>{"hash", "rebalance", "forward"}));
+  EXPECT_EQ(states, (std::set<double>{0, 1e9, 1e10, 5e10}));
+  EXPECT_EQ(intervals, (std::set<double>{10, 30, 60}));
+  EXPECT_EQ(RandomGraphScenario(5, 3), RandomGraphScenario(5, 3));
+  EXPECT_NE(RandomGraphScenario(5, 3)["job"], RandomGraphScenario(5, 4)["job"]);
 }
 
 }  // namespace
