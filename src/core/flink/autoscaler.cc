@@ -54,7 +54,7 @@ std::optional<double> SourcesLag(const JobTopology& t, const CollectedSample& s)
 
 // What a restart left waiting, in time at the arrival rate before it: the sources' lag in the
 // first sample since the job runs again, less their lag in the last sample before the restart,
-// over their arrival rate (read rate plus lag growth) across the window before the restart.
+// over their arrival rate (read rate plus lag growth) between the last two samples before it.
 // nullopt when any of it is unknown; called before the restart wipes the window.
 std::optional<Millis> RestartBacklog(const AutoscalerInput& in, const Window& before) {
   if (before.empty() || !in.job_running_since) return std::nullopt;
@@ -445,15 +445,16 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
                          " vertex(es)");
 
   // 4. Shape: behavior rules, then blocking.
-  BehaviorOptions behavior = o.behavior;
+  const BehaviorOptions* behavior = &o.behavior;
+  std::optional<BehaviorOptions> stretched;  // scale-down.restart-time-factor
   if (o.behavior.enabled && o.scale_down_restart_time_factor > 0) {
     // A scale-down is wanted for a few restart times before it is worth a restart.
     const Millis floor{std::llround(o.scale_down_restart_time_factor *
                                     static_cast<double>(restart_time.count()))};
-    Millis& window = behavior.scale_down.stabilization_window.emplace(
-        o.behavior.scale_down.stabilization_window.value_or(Millis(0)));
-    if (floor > window) {
-      window = floor;
+    if (floor > o.behavior.scale_down.stabilization_window.value_or(Millis(0))) {
+      stretched = o.behavior;
+      stretched->scale_down.stabilization_window = floor;
+      behavior = &*stretched;
       log.Note("shape", "scale-down stabilization window " + FormatFlinkDuration(floor) + " (" +
                             Num(o.scale_down_restart_time_factor) + " x restart time " +
                             FormatFlinkDuration(restart_time) + ")");
@@ -464,7 +465,7 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
     VertexDecision& d = log.vertices[id];
     int allowed = summary.new_parallelism;
     if (o.behavior.enabled) {
-      BehaviorShapeResult b = ShapeWithBehavior(behavior, &state.behavior[id],
+      BehaviorShapeResult b = ShapeWithBehavior(*behavior, &state.behavior[id],
                                                 summary.current_parallelism,
                                                 summary.new_parallelism, in.now);
       allowed = b.parallelism;
@@ -479,7 +480,7 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
     // Vertices without a change still record their recommendation for stabilization.
     for (const VertexInfo& v : in.topology.vertices) {
       if (!proposals.count(v.id) && !v.finished && !o.vertex_exclude_ids.count(v.id)) {
-        (void)ShapeWithBehavior(behavior, &state.behavior[v.id], v.parallelism, v.parallelism,
+        (void)ShapeWithBehavior(*behavior, &state.behavior[v.id], v.parallelism, v.parallelism,
                                 in.now);
       }
     }

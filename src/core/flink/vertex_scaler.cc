@@ -186,9 +186,9 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
   const int max_parallelism = static_cast<int>(Current(*metrics, kMetricMaxParallelism));
   const double imbalance = Average(*metrics, kMetricLoadImbalance);
   int new_p = ScaleParallelism(current, in.has_hash_input,
-                                     num_partitions > 0 ? num_partitions : 0, max_parallelism,
-                                     scale_factor, lower, upper, o.alignment_mode,
-                                     {o.busy_time_aggregator, imbalance}, &limited);
+                               num_partitions > 0 ? num_partitions : 0, max_parallelism,
+                               scale_factor, lower, upper, o.alignment_mode,
+                               {o.busy_time_aggregator, imbalance}, &limited);
   if (limited) {
     events->push_back({"Warning", "ScalingLimited",
                        "Scaling limited detected for " + in.vertex + " (" + *limited});
