@@ -116,14 +116,17 @@ TEST_F(ControllersTest, ReplicaSetCreatesAdoptsAndScalesPods) {
 }
 
 TEST_F(ControllersTest, MinReadySecondsDelaysAvailability) {
+  // 30 s of the 10x clock is 3 s of wall time: long enough that a loaded machine (ctest -j2
+  // beside a build) cannot let it pass between two reads of the status, which 3 s (0.3 s of wall
+  // time) once did.
   Json rs = ReplicaSet("slow", 2);
-  rs["spec"]["minReadySeconds"] = 3;
+  rs["spec"]["minReadySeconds"] = 30;
   Create(ReplicaSetsGvr(), rs);
   ASSERT_TRUE(Eventually([&] { return Get(ReplicaSetsGvr(), "slow")["status"]["readyReplicas"] == 2; }));
   TimePoint ready_at = clock_.Now();
   EXPECT_EQ(Int(Get(ReplicaSetsGvr(), "slow"), {"status", "availableReplicas"}), 0);
   ASSERT_TRUE(Eventually([&] { return Get(ReplicaSetsGvr(), "slow")["status"]["availableReplicas"] == 2; }));
-  EXPECT_GE(clock_.Now() - ready_at, seconds(2));
+  EXPECT_GE(clock_.Now() - ready_at, seconds(20));
 }
 
 TEST_F(ControllersTest, DeploymentRollingUpdateRespectsSurgeAndUnavailability) {
