@@ -246,6 +246,8 @@ StatusOr<AutoscalerOptions> ParseAutoscalerOptions(
   TRIMTAB_RETURN_IF_ERROR(
       r.Double("scale-down.restart-time-factor", &o.scale_down_restart_time_factor));
   TRIMTAB_RETURN_IF_ERROR(
+      r.Bool("catch-up.restart-from-headroom", &o.restart_catch_up_from_headroom));
+  TRIMTAB_RETURN_IF_ERROR(
       r.Duration("backlog-processing.lag-threshold", &o.backlog_processing_lag_threshold));
   TRIMTAB_RETURN_IF_ERROR(r.Duration("observed-true-processing-rate.lag-threshold",
                                      &o.observed_tpr_lag_threshold));

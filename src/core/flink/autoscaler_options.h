@@ -93,6 +93,11 @@ struct AutoscalerOptions {
   // behavior rules, the scale-down stabilization window is at least this many times the
   // effective restart time. 0 = off.
   double scale_down_restart_time_factor = 0;
+  // trimtab extension (docs/eval-flink.md, "Restart catch-up from the utilization headroom"): the
+  // restart catch-up rate (TARGET_DATA_RATE x restart time / catch-up.duration) counts only what
+  // the headroom below the utilization target, TARGET_DATA_RATE x (1 / utilization - 1), does not
+  // already give. Off = upstream, which adds both.
+  bool restart_catch_up_from_headroom = false;
   Millis backlog_processing_lag_threshold{5 * 60 * 1000};
   Millis observed_tpr_lag_threshold{30 * 1000};
   double observed_tpr_switch_threshold = 0.15;

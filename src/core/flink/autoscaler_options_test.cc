@@ -157,6 +157,8 @@ TEST(AutoscalerOptionsTest, ErrorsNameTheKey) {
        "job.autoscaler.step-detection.threshold: must not be negative"},
       {{{"job.autoscaler.step-detection.interval", "0 s"}},
        "job.autoscaler.step-detection.interval: must be positive"},
+      {{{"job.autoscaler.catch-up.restart-from-headroom", "yes"}},
+       "job.autoscaler.catch-up.restart-from-headroom: invalid boolean"},
   };
   for (const Case& c : cases) {
     auto o = ParseAutoscalerOptions(c.conf);
@@ -175,6 +177,14 @@ TEST(AutoscalerOptionsTest, StepDetectionKeys) {
   ASSERT_TRUE(on.ok()) << on.status().ToString();
   EXPECT_EQ(on->step_detection_threshold, 0.5);
   EXPECT_EQ(on->step_detection_interval, minutes(2));
+  EXPECT_TRUE(on->ignored_keys.empty());
+}
+
+TEST(AutoscalerOptionsTest, RestartCatchUpFromHeadroomKey) {
+  EXPECT_FALSE(ParseAutoscalerOptions({})->restart_catch_up_from_headroom);  // upstream
+  auto on = ParseAutoscalerOptions({{"job.autoscaler.catch-up.restart-from-headroom", "true"}});
+  ASSERT_TRUE(on.ok()) << on.status().ToString();
+  EXPECT_TRUE(on->restart_catch_up_from_headroom);
   EXPECT_TRUE(on->ignored_keys.empty());
 }
 

@@ -428,11 +428,16 @@ double TargetCapacity(double target, double catch_up, const AutoscalerOptions& o
                       double utilization, bool with_restart, Millis restart_time) {
   if (std::isnan(target) || std::isnan(catch_up)) return kNaN;
   const double catch_up_sec = Seconds(o.catch_up_duration);
-  const double restart_catch_up = with_restart && catch_up_sec > 0
-                                      ? target * Seconds(restart_time) / catch_up_sec
-                                      : 0;
+  double restart_catch_up = with_restart && catch_up_sec > 0
+                                ? target * Seconds(restart_time) / catch_up_sec
+                                : 0;
   const double u = std::clamp(utilization, 0.0, 1.0);
   if (u == 0) return kInf;
+  if (o.restart_catch_up_from_headroom) {
+    // Running at `u`, the vertex has target x (1/u - 1) to spare: that drains the restart's
+    // backlog too, and only what it cannot drain within catch-up.duration is added.
+    restart_catch_up = std::max(0.0, restart_catch_up - (target / u - target));
+  }
   return JavaRound(catch_up + restart_catch_up + target / u);
 }
 

@@ -145,6 +145,35 @@ TEST(EvaluatorTest, UtilizationBoundaryWithTrackedRestartTime) {
   EXPECT_EQ(EffectiveRestartTime(s, o), std::chrono::minutes(10));
 }
 
+// catch-up.restart-from-headroom: the restart catch-up rate counts only what the headroom below
+// the utilization does not already give. Target rate 700, restart 5 min, catch-up 1 min:
+// upstream adds 700 x 300 / 60 = 3500 on top of 700 / u.
+TEST(EvaluatorTest, RestartCatchUpFromHeadroom) {
+  AutoscalerOptions o;
+  o.target_utilization = 0.8;
+  o.utilization_max = 0.9;
+  o.utilization_min = 0.7;
+  o.catch_up_duration = std::chrono::minutes(1);
+  const Millis restart = std::chrono::minutes(5);
+  using P = std::pair<double, double>;
+  ASSERT_EQ(Thresholds(700, 0, o, restart), (P{778, 4500}));  // upstream: 3500 + 1000
+  o.restart_catch_up_from_headroom = true;
+  // Scale-down bound: 700 / 0.7 = 1000 leaves 300 to spare, so 3500 - 300 = 3200 is added.
+  // The scale-up bound has no restart term and does not change.
+  EXPECT_EQ(Thresholds(700, 0, o, restart), (P{778, 4200}));
+  // The lag catch-up rate is never credited: 350 more on both bounds.
+  EXPECT_EQ(Thresholds(700, 350, o, restart), (P{1128, 4550}));
+  // The scale target at 0.8: 875 leaves 175 to spare; 3500 - 175 + 875 = 4200 (upstream 4375).
+  MetricMap m;
+  SetAverage(&m, kMetricTargetDataRate, 700);
+  SetCurrent(&m, kMetricCatchUpDataRate, 0);
+  EXPECT_EQ(TargetProcessingCapacity(m, o, 0.8, true, restart), 4200);
+  // A short restart (10 s: 700 x 10 / 60 = 117) is covered by the headroom: nothing is added.
+  EXPECT_EQ(TargetProcessingCapacity(m, o, 0.8, true, std::chrono::seconds(10)), 875);
+  o.restart_catch_up_from_headroom = false;
+  EXPECT_EQ(TargetProcessingCapacity(m, o, 0.8, true, std::chrono::seconds(10)), 992);
+}
+
 TEST(EvaluatorTest, BacklogProcessingDetection) {
   AutoscalerOptions o;  // backlog threshold 5 min = 300 s
   const JobTopology t = SourceSink();
