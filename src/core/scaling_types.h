@@ -38,6 +38,10 @@ inline constexpr const char kMetricLoadImbalance[] = "LOAD_IMBALANCE";
 inline constexpr const char kMetricGcPressure[] = "GC_PRESSURE";
 inline constexpr const char kMetricHeapMaxUsageRatio[] = "HEAP_MAX_USAGE_RATIO";
 inline constexpr const char kMetricNumTaskSlotsUsed[] = "NUM_TASK_SLOTS_USED";
+// trimtab, job-wide: the restart time in seconds the cycle sized the catch-up headroom with
+// (restart.time, or the tracked one with restart.time-tracking.enabled); read by
+// restart-cost-gate with observedRestartTime.
+inline constexpr const char kMetricRestartTime[] = "RESTART_TIME";
 
 // An evaluated metric: the latest value and the average over the metric window. Either may be
 // absent (upstream writes NaN); consumers must treat absence as "unknown", never as zero.

@@ -6,7 +6,8 @@
 //                read by resource-gate.
 //
 // The plugins also read built-in metrics: LAG and TARGET_DATA_RATE of sources (source-aligned,
-// restart-cost-gate), TRUE_PROCESSING_RATE and EXPECTED_PROCESSING_RATE (restart-cost-gate).
+// restart-cost-gate), TRUE_PROCESSING_RATE and EXPECTED_PROCESSING_RATE (restart-cost-gate), and
+// the job-wide RESTART_TIME (restart-cost-gate with observedRestartTime).
 #pragma once
 
 #include "core/chain/metric_requirements.h"

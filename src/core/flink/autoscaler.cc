@@ -300,6 +300,8 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
   TRIMTAB_ASSIGN_OR_RETURN(res.evaluated,
                            EvaluateMetrics(in.topology, state.metric_window, o, restart_time,
                                            &backlog, &evaluate_notes, &step_pending));
+  SetCurrent(&res.evaluated.global, kMetricRestartTime,
+             std::chrono::duration<double>(restart_time).count());
   log.Note("evaluate", "restart time " + FormatFlinkDuration(restart_time) +
                            (backlog ? "; processing backlog: utilization band is [0, 1]" : ""));
   for (std::string& note : evaluate_notes) log.Note("evaluate", std::move(note));

@@ -183,6 +183,19 @@ TEST(AutoscalerCycleTest, ScaleUpCommitsHistoryTrackingAndOverrides) {
   EXPECT_EQ(r2->state.scaling_tracking[0].restart_duration, seconds(40));
 }
 
+TEST(AutoscalerCycleTest, RestartTimeIsAJobWideMetricForTheChain) {
+  // The restart time the catch-up headroom was sized with, in seconds (restart-cost-gate's
+  // observedRestartTime reads it): restart.time's upstream default first, then as configured.
+  auto r = RunAutoscalerCycle(Input(4, kT0, Samples(kT0, 50, 100)), {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(Current(r->evaluated.global, kMetricRestartTime), 300);
+  AutoscalerInput in = Input(4, kT0, Samples(kT0, 50, 100));
+  in.configuration["job.autoscaler.restart.time"] = "20 s";
+  r = RunAutoscalerCycle(in, {});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(Current(r->evaluated.global, kMetricRestartTime), 20);
+}
+
 TEST(AutoscalerCycleTest, CommitFalseLeavesBookkeepingToTheCaller) {
   AutoscalerInput in = Input(4, kT0, Samples(kT0, 50, 100));
   in.commit = false;

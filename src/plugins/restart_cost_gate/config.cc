@@ -16,6 +16,7 @@ StatusOr<RestartCostGateOptions> ParseRestartCostGateOptions(const Json& config,
       r.OptionalDouble("scaleDownRecordsPerSlotSecond", &o.scale_down_records_per_slot_second));
   TRIMTAB_RETURN_IF_ERROR(r.OptionalDouble("approveAboveLagSeconds", &o.approve_above_lag_seconds));
   TRIMTAB_RETURN_IF_ERROR(r.OptionalBool("slotSharing", &o.slot_sharing));
+  TRIMTAB_RETURN_IF_ERROR(r.OptionalBool("observedRestartTime", &o.observed_restart_time));
   TRIMTAB_RETURN_IF_ERROR(r.NoUnknownFields());
   if (!(o.period_seconds > 0)) {
     return InvalidArgumentError(r.FieldPath("periodSeconds") + ": must be > 0");

@@ -14,7 +14,7 @@ TEST(RestartCostGateConfigTest, Parses) {
   auto o = ParseRestartCostGateOptions(
       Json::parse(R"({"periodSeconds": 600, "restartSeconds": 45,
                       "scaleDownRecordsPerSlotSecond": 2.5, "approveAboveLagSeconds": 30,
-                      "slotSharing": false})"),
+                      "slotSharing": false, "observedRestartTime": true})"),
       "c");
   ASSERT_TRUE(o.ok()) << o.status().ToString();
   EXPECT_EQ(o->period_seconds, 600);
@@ -22,10 +22,12 @@ TEST(RestartCostGateConfigTest, Parses) {
   EXPECT_EQ(o->scale_down_records_per_slot_second, 2.5);
   EXPECT_EQ(o->approve_above_lag_seconds, 30);
   EXPECT_FALSE(o->slot_sharing);
+  EXPECT_TRUE(o->observed_restart_time);
   auto d = ParseRestartCostGateOptions(Json::object(), "c");
   EXPECT_EQ(d->period_seconds, 3600);
   EXPECT_EQ(d->restart_seconds, 60);
   EXPECT_EQ(d->approve_above_lag_seconds, 0);
+  EXPECT_FALSE(d->observed_restart_time);
 }
 
 TEST(RestartCostGateConfigTest, Rejects) {
@@ -38,6 +40,9 @@ TEST(RestartCostGateConfigTest, Rejects) {
   EXPECT_THAT(ParseRestartCostGateOptions(Json::parse(R"({"approveAboveLagSeconds": -5})"), "c")
                   .status().message(),
               HasSubstr("c.approveAboveLagSeconds: must be >= 0 (0 = off)"));
+  EXPECT_THAT(ParseRestartCostGateOptions(Json::parse(R"({"observedRestartTime": 1})"), "c")
+                  .status().message(),
+              HasSubstr("c.observedRestartTime"));
   EXPECT_THAT(ParseRestartCostGateOptions(Json::parse(R"({"period": 1})"), "c").status().message(),
               HasSubstr("c.period"));
 }

@@ -1,6 +1,7 @@
 #include "plugins/restart_cost_gate/restart_cost_gate.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <optional>
@@ -39,6 +40,71 @@ std::optional<double> VertexMetric(const core::ExecutorContext& context,
   return std::nullopt;
 }
 
+// The bottleneck's capacity before and after the rescale, in source records/s, or why it is
+// unknown (a scaled-up vertex without TRUE_PROCESSING_RATE or a non-zero TARGET_DATA_RATE).
+struct Capacities {
+  double before = 0;
+  double after = 0;
+  std::string unknown;  // non-empty: the capacities are unknown, and why
+};
+
+Capacities BottleneckCapacities(const core::ExecutorContext& context,
+                                const core::ScalingSummaries& summaries, double input_rate) {
+  // TRUE_PROCESSING_RATE is in records/s into the vertex; a vertex behind a selective operator
+  // sees only part of the stream. Normalise to source records/s (the units of input_rate and
+  // lag): capacity(v) = TPR(v) * input_rate / TARGET_DATA_RATE(v), i.e. divided by the vertex's
+  // share of the source stream. The share does not change with the parallelism, so the expected
+  // rate after the rescale is normalised the same way.
+  constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+  Capacities c{kUnbounded, kUnbounded, ""};
+  for (const core::VertexInfo& v : context.topology.vertices) {
+    auto s = summaries.find(v.id);
+    bool scaled_up =
+        s != summaries.end() && s->second.new_parallelism > s->second.current_parallelism;
+    std::optional<double> tpr =
+        VertexMetric(context, summaries, v.id, core::kMetricTrueProcessingRate, true);
+    if (!tpr) {
+      if (scaled_up) {
+        c.unknown = std::string("metric ") + core::kMetricTrueProcessingRate + " of vertex " +
+                    v.id + " is unavailable";
+        return c;
+      }
+      continue;  // unknown capacity of an unchanged vertex: not the known bottleneck
+    }
+    std::optional<double> target =
+        VertexMetric(context, summaries, v.id, core::kMetricTargetDataRate, true);
+    if (!target || !(*target > 0)) {
+      // Its share of the source stream is unknown: its capacity cannot be compared with the
+      // others'. Like a missing TRUE_PROCESSING_RATE: unknown if it is scaled up, else skipped.
+      if (scaled_up) {
+        c.unknown = std::string("metric ") + core::kMetricTargetDataRate + " of vertex " + v.id +
+                    " is unavailable or zero (its capacity in source records/s is unknown)";
+        return c;
+      }
+      continue;
+    }
+    const double to_source_units = input_rate / *target;
+    double new_rate = *tpr;
+    if (s != summaries.end()) {
+      std::optional<double> expected =
+          Pick(s->second.metrics, core::kMetricExpectedProcessingRate, false);
+      new_rate = expected ? *expected
+                          : *tpr * s->second.new_parallelism /
+                                std::max(1, s->second.current_parallelism);
+    }
+    c.before = std::min(c.before, *tpr * to_source_units);
+    c.after = std::min(c.after, new_rate * to_source_units);
+  }
+  if (c.before == kUnbounded || c.after == kUnbounded) {
+    // Not reachable while a scaled-up vertex must have both metrics; kept so that an unknown
+    // capacity is never an approval.
+    c.unknown =
+        "no vertex has both TRUE_PROCESSING_RATE and a non-zero TARGET_DATA_RATE: the benefit is "
+        "unknown";
+  }
+  return c;
+}
+
 }  // namespace
 
 StatusOr<core::ExecutorResult> RestartCostGate::Execute(const core::ExecutorContext& context,
@@ -53,6 +119,15 @@ StatusOr<core::ExecutorResult> RestartCostGate::Execute(const core::ExecutorCont
     return FailedPreconditionError("restart-cost-gate: the job topology is unknown");
   }
   const double period = options_.period_seconds;
+  // The downtime a restart costs: restartSeconds, or the autoscaler's restart time where that is
+  // longer (it grows with what restarts were seen to leave waiting).
+  double restart_seconds = options_.restart_seconds;
+  if (options_.observed_restart_time) {
+    if (auto it = context.metrics.global.find(core::kMetricRestartTime);
+        it != context.metrics.global.end() && it->second.current) {
+      restart_seconds = std::max(restart_seconds, *it->second.current);
+    }
+  }
 
   double input_rate = 0;
   double lag = 0;
@@ -70,6 +145,24 @@ StatusOr<core::ExecutorResult> RestartCostGate::Execute(const core::ExecutorCont
 
   if (scale_up && options_.approve_above_lag_seconds > 0 && input_rate > 0 &&
       lag / input_rate > options_.approve_above_lag_seconds) {
+    // The bypass is for a bottleneck that cannot show its gain. One that drains the backlog
+    // already must drain it sooner with the restart, whose downtime adds to it.
+    const Capacities c = BottleneckCapacities(context, summaries, input_rate);
+    if (c.unknown.empty() && c.before > input_rate) {
+      const double restart = restart_seconds;
+      const double drain_now = lag / (c.before - input_rate);
+      const double drain_after =
+          c.after > input_rate ? restart + (lag + input_rate * restart) / (c.after - input_rate)
+                               : std::numeric_limits<double>::infinity();
+      if (!(drain_after < drain_now)) {
+        return core::ExecutorResult::Veto(
+            "backlog of " + Fixed0(lag / input_rate) + "s of input drains in " +
+            Fixed0(drain_now) + "s at the bottleneck's " + Fixed0(c.before) + " records/s, " +
+            (std::isfinite(drain_after) ? "in " + Fixed0(drain_after) + "s" : "never") +
+            " after a " + Fixed0(restart) + "s restart at the expected " + Fixed0(c.after) +
+            " records/s");
+      }
+    }
     return core::ExecutorResult::Approve(
         "backlog of " + Fixed0(lag / input_rate) + "s of input is above approveAboveLagSeconds " +
         Fixed0(options_.approve_above_lag_seconds) + "s: the scale-up is not weighed against its restart");
@@ -77,64 +170,14 @@ StatusOr<core::ExecutorResult> RestartCostGate::Execute(const core::ExecutorCont
 
   double benefit = 0;
   if (scale_up) {
-    // TRUE_PROCESSING_RATE is in records/s into the vertex; a vertex behind a selective operator
-    // sees only part of the stream. Normalise to source records/s (the units of input_rate and
-    // lag): capacity(v) = TPR(v) * input_rate / TARGET_DATA_RATE(v), i.e. divided by the
-    // vertex's share of the source stream. The share does not change with the parallelism, so
-    // the expected rate after the rescale is normalised the same way.
     if (!(input_rate > 0)) {
       return core::ExecutorResult::Veto(
           std::string("the sources' ") + core::kMetricTargetDataRate +
           " is zero: capacities in source records/s are unknown");
     }
-    constexpr double kUnbounded = std::numeric_limits<double>::infinity();
-    double before = kUnbounded;
-    double after = kUnbounded;
-    for (const core::VertexInfo& v : topology.vertices) {
-      auto s = summaries.find(v.id);
-      bool scaled_up = s != summaries.end() &&
-                       s->second.new_parallelism > s->second.current_parallelism;
-      std::optional<double> tpr =
-          VertexMetric(context, summaries, v.id, core::kMetricTrueProcessingRate, true);
-      if (!tpr) {
-        if (scaled_up) {
-          return core::ExecutorResult::Veto(std::string("metric ") +
-                                            core::kMetricTrueProcessingRate + " of vertex " +
-                                            v.id + " is unavailable");
-        }
-        continue;  // unknown capacity of an unchanged vertex: not the known bottleneck
-      }
-      std::optional<double> target =
-          VertexMetric(context, summaries, v.id, core::kMetricTargetDataRate, true);
-      if (!target || !(*target > 0)) {
-        // Its share of the source stream is unknown: its capacity cannot be compared with the
-        // others'. Like a missing TRUE_PROCESSING_RATE: a veto if it is scaled up, else skipped.
-        if (scaled_up) {
-          return core::ExecutorResult::Veto(
-              std::string("metric ") + core::kMetricTargetDataRate + " of vertex " + v.id +
-              " is unavailable or zero (its capacity in source records/s is unknown)");
-        }
-        continue;
-      }
-      const double to_source_units = input_rate / *target;
-      double new_rate = *tpr;
-      if (s != summaries.end()) {
-        std::optional<double> expected =
-            Pick(s->second.metrics, core::kMetricExpectedProcessingRate, false);
-        new_rate = expected ? *expected
-                            : *tpr * s->second.new_parallelism /
-                                  std::max(1, s->second.current_parallelism);
-      }
-      before = std::min(before, *tpr * to_source_units);
-      after = std::min(after, new_rate * to_source_units);
-    }
-    if (before == kUnbounded || after == kUnbounded) {
-      // Not reachable while a scaled-up vertex must have both metrics; kept so that an unknown
-      // capacity is never an approval.
-      return core::ExecutorResult::Veto(
-          "no vertex has both TRUE_PROCESSING_RATE and a non-zero TARGET_DATA_RATE: the benefit "
-          "is unknown");
-    }
+    const Capacities c = BottleneckCapacities(context, summaries, input_rate);
+    if (!c.unknown.empty()) return core::ExecutorResult::Veto(c.unknown);
+    const double before = c.before, after = c.after;
     // A bottleneck below the input rate lets the backlog grow for as long as the load lasts: if
     // it would pass the threshold within the period anyway, restarting now keeps it smallest.
     const double projected = lag + std::max(0.0, input_rate - before) * period;
@@ -155,11 +198,11 @@ StatusOr<core::ExecutorResult> RestartCostGate::Execute(const core::ExecutorCont
                 core::SlotsNeeded(topology, summaries, options_.slot_sharing, true);
     if (freed > 0) benefit += freed * period * options_.scale_down_records_per_slot_second;
   }
-  const double cost = options_.restart_seconds * input_rate;
+  const double cost = restart_seconds * input_rate;
   const std::string numbers = "expected benefit " + Fixed0(benefit) + " records over " +
                               Fixed0(period) + "s";
   const std::string cost_text = "restart cost " + Fixed0(cost) + " records (" +
-                                Fixed0(options_.restart_seconds) + "s downtime at " +
+                                Fixed0(restart_seconds) + "s downtime at " +
                                 Fixed0(input_rate) + " records/s)";
   if (benefit < cost) {
     return core::ExecutorResult::Veto(numbers + " is below the " + cost_text);

@@ -2,7 +2,7 @@
 // job; during the downtime input keeps arriving and must be caught up afterwards. That is the
 // restart cost, in records:
 //
-//   cost = restartSeconds * R                R = sum of the sources' TARGET_DATA_RATE (records/s)
+//   cost = restart * R                       R = sum of the sources' TARGET_DATA_RATE (records/s)
 //
 // The benefit is what the new parallelism processes over the next `periodSeconds` that the old
 // one would not, bounded by what there is to process (the backlog plus the input of the period):
@@ -20,7 +20,20 @@
 // TRUE_PROCESSING_RATE, so the capacity model cannot see what the backlog shows. So is one whose
 // bottleneck is below the input rate by enough that the backlog would pass that threshold within
 // the period, (L + (R - before) * period) / R: the restart is coming anyway, and the later it
-// comes the larger the backlog it leaves.
+// comes the larger the backlog it leaves. But a bottleneck that already drains the backlog
+// (before > R) passes the backlog threshold only if the restart drains it sooner, downtime
+// included:
+//
+//   restart + (L + R * restart) / (after - R)  <  L / (before - R)
+//
+// else it is vetoed: a hot key can make each scale-up add a fraction of what it promises while
+// every restart adds its downtime's input to the backlog, and the growing backlog asks for the
+// next scale-up (a 50-GB job went 2 -> 10 -> 26 -> 56 -> 144 -> 200 subtasks in 40 minutes).
+//
+// restart = restartSeconds, or with observedRestartTime the autoscaler's RESTART_TIME (job-wide
+// evaluated metric: the restart time it sized the catch-up headroom with, which with
+// restart.time-tracking grows with what restarts were seen to leave waiting) where that is
+// longer. It prices the weighed restart below too.
 //
 // Scale-downs are not gated unless scaleDownRecordsPerSlotSecond > 0: then freed slots count as a
 // benefit of freed_slots * period * that value (how many records one slot-second is worth).
@@ -29,7 +42,7 @@
 // benefit); an unchanged vertex without them is left out of the minimum.
 //
 // Config: {"periodSeconds": 3600, "restartSeconds": 60, "scaleDownRecordsPerSlotSecond": 0,
-//          "approveAboveLagSeconds": 0, "slotSharing": true}
+//          "approveAboveLagSeconds": 0, "slotSharing": true, "observedRestartTime": false}
 //
 // Thread-safety: immutable after construction.
 #pragma once
@@ -52,6 +65,9 @@ struct RestartCostGateOptions {
   double scale_down_records_per_slot_second = 0;  // 0: scale-downs are not gated
   double approve_above_lag_seconds = 0;  // scale-ups above this backlog (s of input) pass; 0: off
   bool slot_sharing = true;      // slots = max parallelism (true) or sum (false)
+  // The restart's downtime is the autoscaler's RESTART_TIME (job-wide evaluated metric, seconds)
+  // when the cycle has it, else restart_seconds.
+  bool observed_restart_time = false;
 };
 
 class RestartCostGate final : public core::ExecutorPlugin {

@@ -113,6 +113,61 @@ TEST(RestartCostGateTest, ADeficitThatWouldPassApproveAboveLagSecondsPassesUnwei
   EXPECT_EQ(Gate(Context(990, 0), {{"v1", Summary(2, 4)}})->verdict, ChainVerdict::kVeto);
 }
 
+TEST(RestartCostGateTest, ADrainingBacklogPassesOnlyIfTheRestartDrainsItSooner) {
+  // v1 carries 1500 of 1000 records/s: the 45 s of input waiting drain in 45000 / 500 = 90 s.
+  // 2 -> 3 (2250/s): the restart adds 60 s of input, 60 + 105000 / 1250 = 144 s: later, veto.
+  RestartCostGateOptions o;
+  o.approve_above_lag_seconds = 30;
+  auto r = Gate(Context(1500, 45000), {{"v1", Summary(2, 3)}}, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->verdict, ChainVerdict::kVeto);
+  EXPECT_EQ(r->reason,
+            "backlog of 45s of input drains in 90s at the bottleneck's 1500 records/s, in 144s "
+            "after a 60s restart at the expected 2250 records/s");
+  // 2 -> 8 (6000/s): 60 + 105000 / 5000 = 81 s: sooner, approved without the weighing.
+  r = Gate(Context(1500, 45000), {{"v1", Summary(2, 8)}}, o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->verdict, ChainVerdict::kApprove);
+  EXPECT_EQ(r->reason,
+            "backlog of 45s of input is above approveAboveLagSeconds 30s: the scale-up is not "
+            "weighed against its restart");
+  // A bottleneck at the input rate (1000/s) does not drain: no drain check, approved.
+  EXPECT_EQ(Gate(Context(1000, 45000), {{"v1", Summary(2, 3)}}, o)->verdict,
+            ChainVerdict::kApprove);
+}
+
+TEST(RestartCostGateTest, ObservedRestartTimeIsTheDowntimeWhenLonger) {
+  RestartCostGateOptions o;
+  o.approve_above_lag_seconds = 30;
+  o.observed_restart_time = true;
+  core::ExecutorContext c = Context(1200, 45000);
+  // 60 s: 60 + 105000 / 1400 = 135 s < 225 s at 1200/s: approved (as without the option).
+  c.metrics.global[core::kMetricRestartTime] = EvaluatedMetric{.current = 20};  // below the floor
+  EXPECT_EQ(Gate(c, {{"v1", Summary(2, 4)}}, o)->verdict, ChainVerdict::kApprove);
+  // The autoscaler saw restarts leave 300 s of input waiting: 300 + 345000 / 1400 = 546 s.
+  c.metrics.global[core::kMetricRestartTime] = EvaluatedMetric{.current = 300};
+  auto r = Gate(c, {{"v1", Summary(2, 4)}}, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->verdict, ChainVerdict::kVeto);
+  EXPECT_EQ(r->reason,
+            "backlog of 45s of input drains in 225s at the bottleneck's 1200 records/s, in 546s "
+            "after a 300s restart at the expected 2400 records/s");
+  // Without the option RESTART_TIME is not read.
+  o.observed_restart_time = false;
+  EXPECT_EQ(Gate(c, {{"v1", Summary(2, 4)}}, o)->verdict, ChainVerdict::kApprove);
+  // It prices the weighed restart too: 1500 s at 1000/s outweighs the 1.32M benefit.
+  o.observed_restart_time = true;
+  o.approve_above_lag_seconds = 0;
+  core::ExecutorContext weighed = Context(800, 600000);
+  weighed.metrics.global[core::kMetricRestartTime] = EvaluatedMetric{.current = 1500};
+  r = Gate(weighed, {{"v1", Summary(2, 4)}}, o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->verdict, ChainVerdict::kVeto);
+  EXPECT_EQ(r->reason,
+            "expected benefit 1320000 records over 3600s is below the restart cost 1500000 "
+            "records (1500s downtime at 1000 records/s)");
+}
+
 TEST(RestartCostGateTest, SmallBacklogBelowCostIsVetoedLargerPasses) {
   // Capacity equals input; the only gain is clearing the backlog.
   auto small = Gate(Context(1000, 30000), {{"v1", Summary(2, 4)}});
