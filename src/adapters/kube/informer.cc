@@ -211,8 +211,8 @@ Status Informer::WatchOnce(bool* relist, bool* progress) {
   return event_error;
 }
 
-void Informer::ResyncLoop() {
-  while (stop_.WaitFor(options_.clock, options_.resync_period, options_.poll_interval)) {
+void Informer::ResyncLoop(TimePoint next) {
+  while (stop_.WaitUntil(options_.clock, next, options_.poll_interval)) {
     for (const std::string& key : store_.Keys()) {
       std::optional<Json> object = store_.GetByKey(key);
       if (!object) continue;
@@ -220,12 +220,23 @@ void Informer::ResyncLoop() {
         if (h.on_update) h.on_update(*object, *object);
       });
     }
+    // One period after this resync was due; after a stall longer than a period (or a clock
+    // jump), one period from now instead of a burst of the missed ones.
+    next += options_.resync_period;
+    if (const TimePoint now = options_.clock->Now(); next <= now) {
+      next = now + options_.resync_period;
+    }
   }
 }
 
 void Informer::Run() {
   std::thread resync;
-  if (options_.resync_period > Duration::zero()) resync = std::thread([this] { ResyncLoop(); });
+  if (options_.resync_period > Duration::zero()) {
+    // The schedule starts now, not when the thread first runs: a thread started late on a busy
+    // machine would otherwise push every resync back by its delay.
+    const TimePoint first = options_.clock->Now() + options_.resync_period;
+    resync = std::thread([this, first] { ResyncLoop(first); });
+  }
   bool need_list = true;
   while (!stop_.stopped()) {
     if (need_list) {

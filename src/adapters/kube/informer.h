@@ -103,7 +103,7 @@ class Informer {
   // Runs one watch; returns OK when it ended normally, the error otherwise. Sets
   // *relist when the server said the resourceVersion is too old; *progress when events arrived.
   Status WatchOnce(bool* relist, bool* progress);
-  void ResyncLoop();
+  void ResyncLoop(TimePoint first);
   Duration NextBackoff();
   // Waits `d` on the clock with backing_off_ set; false when stopped.
   bool Backoff(Duration d);
