@@ -220,13 +220,18 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
   }
   // What the vertex should process at new_p: linear in the parallelism, or, with CAPACITY, in
   // the busiest subtask's share of the load; from the observation the scale-up was sized from.
+  // The share counts the hot key measured now in both directions. A scale-up is sized without it
+  // (at low parallelism hot keys hide among many key groups and may spread as the vertex grows),
+  // but what it is expected to gain, which the restart-cost gate weighs, is the conservative
+  // figure: a hot key measured at 56 subtasks had a 50-GB job go to 144 and 200 on gains that
+  // never came (docs/benchmarks.md).
   const int base_p = floor ? floor->observed_parallelism : current;
   const double base_tpr = floor ? floor->observed_rate : tpr;
   double gain = static_cast<double>(new_p) / base_p;
   const int units = AlignmentUnits(in.has_hash_input, num_partitions, max_parallelism);
   if (o.alignment_mode == AlignmentMode::kCapacity && units > 0) {
     gain = CapacityGain(units, base_p, new_p, o.busy_time_aggregator,
-                        ScaleDownHotExcess(units, base_p, scale_factor, imbalance));
+                        HotKeyExcess(units, base_p, imbalance));
   }
   SetCurrent(metrics, kMetricExpectedProcessingRate, base_tpr * gain);
   const bool outside = OutsideUtilizationBound(*metrics);

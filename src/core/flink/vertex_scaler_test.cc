@@ -259,6 +259,19 @@ TEST_F(VertexScalerTest, CapacityAlignmentExpectsTheBusiestSubtasksRate) {
   EXPECT_NEAR(Current(m, kMetricExpectedProcessingRate), 100 * (720.0 / 28) / 10, 1e-9);
 }
 
+TEST_F(VertexScalerTest, CapacityScaleUpIsSizedWithoutTheHotKeyButExpectsIt) {
+  o_.alignment_mode = AlignmentMode::kCapacity;
+  o_.target_utilization = 1.0;
+  // As above, but the busiest of the 10 subtasks works twice the mean: it carries 2 / 10 = 20 %
+  // of the load where its 72 of 720 key groups explain 10 %, so a hot key adds 10 %.
+  MetricMap m = Evaluated(10, 250, 100);
+  SetAverage(&m, kMetricLoadImbalance, 2.0);
+  ExpectChange(Compute(&m, /*hash=*/true), 26, true);  // sized as if the key spread
+  // ... but expected to carry what the busiest subtask allows: its share goes from 20 % to
+  // 28 / 720 + 10 %, so 100 x 0.2 / 0.1389 = 144 instead of 257.
+  EXPECT_NEAR(Current(m, kMetricExpectedProcessingRate), 100 * 0.2 / (28.0 / 720 + 0.1), 1e-9);
+}
+
 TEST_F(VertexScalerTest, MinParallelismLimitIsUsed) {
   o_.vertex_min_parallelism = 5;
   o_.scale_down_interval = Millis(0);
