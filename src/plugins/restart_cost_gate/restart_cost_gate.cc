@@ -149,17 +149,18 @@ StatusOr<core::ExecutorResult> RestartCostGate::Execute(const core::ExecutorCont
     // already must drain it sooner with the restart, whose downtime adds to it.
     const Capacities c = BottleneckCapacities(context, summaries, input_rate);
     if (c.unknown.empty() && c.before > input_rate) {
-      const double restart = restart_seconds;
       const double drain_now = lag / (c.before - input_rate);
       const double drain_after =
-          c.after > input_rate ? restart + (lag + input_rate * restart) / (c.after - input_rate)
-                               : std::numeric_limits<double>::infinity();
+          c.after > input_rate
+              ? restart_seconds + (lag + input_rate * restart_seconds) / (c.after - input_rate)
+              : std::numeric_limits<double>::infinity();
       if (!(drain_after < drain_now)) {
         return core::ExecutorResult::Veto(
             "backlog of " + Fixed0(lag / input_rate) + "s of input drains in " +
             Fixed0(drain_now) + "s at the bottleneck's " + Fixed0(c.before) + " records/s, " +
             (std::isfinite(drain_after) ? "in " + Fixed0(drain_after) + "s" : "never") +
-            " after a " + Fixed0(restart) + "s restart at the expected " + Fixed0(c.after) +
+            " after a " + Fixed0(restart_seconds) + "s restart at the expected " +
+            Fixed0(c.after) +
             " records/s");
       }
     }
