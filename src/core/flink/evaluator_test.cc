@@ -103,11 +103,17 @@ std::pair<double, double> Thresholds(double target, double catch_up, const Autos
   return {Current(m, kMetricScaleUpRateThreshold), Current(m, kMetricScaleDownRateThreshold)};
 }
 
-TEST(EvaluatorTest, UtilizationBoundaryComputation) {
+// Target utilization 0.8 within the band [0.7, 0.9], as the utilization tests below use.
+AutoscalerOptions BandOptions() {
   AutoscalerOptions o;
   o.target_utilization = 0.8;
   o.utilization_max = 0.9;
   o.utilization_min = 0.7;
+  return o;
+}
+
+TEST(EvaluatorTest, UtilizationBoundaryComputation) {
+  AutoscalerOptions o = BandOptions();
   o.restart_time = std::chrono::seconds(1);
   o.catch_up_duration = Millis(0);
   using P = std::pair<double, double>;
@@ -120,10 +126,7 @@ TEST(EvaluatorTest, UtilizationBoundaryComputation) {
 }
 
 TEST(EvaluatorTest, UtilizationBoundaryWithTrackedRestartTime) {
-  AutoscalerOptions o;
-  o.target_utilization = 0.8;
-  o.utilization_max = 0.9;
-  o.utilization_min = 0.7;
+  AutoscalerOptions o = BandOptions();
   o.restart_time = std::chrono::minutes(10);
   o.catch_up_duration = Millis(0);
   o.restart_time_tracking_enabled = true;
@@ -149,10 +152,7 @@ TEST(EvaluatorTest, UtilizationBoundaryWithTrackedRestartTime) {
 // the utilization does not already give. Target rate 700, restart 5 min, catch-up 1 min:
 // upstream adds 700 x 300 / 60 = 3500 on top of 700 / u.
 TEST(EvaluatorTest, RestartCatchUpFromHeadroom) {
-  AutoscalerOptions o;
-  o.target_utilization = 0.8;
-  o.utilization_max = 0.9;
-  o.utilization_min = 0.7;
+  AutoscalerOptions o = BandOptions();
   o.catch_up_duration = std::chrono::minutes(1);
   const Millis restart = std::chrono::minutes(5);
   using P = std::pair<double, double>;

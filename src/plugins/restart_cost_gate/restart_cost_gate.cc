@@ -160,8 +160,7 @@ StatusOr<core::ExecutorResult> RestartCostGate::Execute(const core::ExecutorCont
             Fixed0(drain_now) + "s at the bottleneck's " + Fixed0(c.before) + " records/s, " +
             (std::isfinite(drain_after) ? "in " + Fixed0(drain_after) + "s" : "never") +
             " after a " + Fixed0(restart_seconds) + "s restart at the expected " +
-            Fixed0(c.after) +
-            " records/s");
+            Fixed0(c.after) + " records/s");
       }
     }
     return core::ExecutorResult::Approve(

@@ -66,7 +66,7 @@ struct RestartCostGateOptions {
   double approve_above_lag_seconds = 0;  // scale-ups above this backlog (s of input) pass; 0: off
   bool slot_sharing = true;      // slots = max parallelism (true) or sum (false)
   // The restart's downtime is the autoscaler's RESTART_TIME (job-wide evaluated metric, seconds)
-  // when the cycle has it, else restart_seconds.
+  // where the cycle has it and it is longer than restart_seconds, which stays the floor.
   bool observed_restart_time = false;
 };
 
