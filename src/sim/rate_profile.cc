@@ -82,8 +82,10 @@ class Ramp final : public RateProfile {
     if (duration_ <= 0 || t >= start_ + duration_) return to_;
     return from_ + (to_ - from_) * (t - start_) / duration_;
   }
+  // A ramp changes the rate gradually, so it has no change point unless it takes no time (a
+  // jump). Counting its start as one made a 12-hour ramp look like a step that took 4 rescales.
   void ChangePoints(double horizon, std::vector<double>* out) const override {
-    if (start_ <= horizon) out->push_back(start_);
+    if (duration_ <= 0 && from_ != to_ && start_ <= horizon) out->push_back(start_);
   }
 
  private:

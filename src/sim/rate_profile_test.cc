@@ -46,6 +46,12 @@ TEST(RateProfile, RampIsLinear) {
   EXPECT_EQ(p->Rate(200), 2000);
   EXPECT_EQ(p->Rate(300), 3000);
   EXPECT_EQ(p->Rate(1e6), 3000);
+  // Gradual: no abrupt change to converge after. A ramp that takes no time is a jump.
+  EXPECT_TRUE(SortedChangePoints(*p, 1000).empty());
+  auto jump = P("{type: ramp, from: 1000, to: 3000, start: 100, duration: 0}");
+  EXPECT_EQ(jump->Rate(100), 1000);
+  EXPECT_EQ(jump->Rate(100.5), 3000);
+  EXPECT_EQ(SortedChangePoints(*jump, 1000), (std::vector<double>{100}));
 }
 
 TEST(RateProfile, DailyCurvePeaksAndTroughs) {
