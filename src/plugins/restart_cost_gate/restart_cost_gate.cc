@@ -123,9 +123,8 @@ StatusOr<core::ExecutorResult> RestartCostGate::Execute(const core::ExecutorCont
   // longer (it grows with what restarts were seen to leave waiting).
   double restart_seconds = options_.restart_seconds;
   if (options_.observed_restart_time) {
-    if (auto it = context.metrics.global.find(core::kMetricRestartTime);
-        it != context.metrics.global.end() && it->second.current) {
-      restart_seconds = std::max(restart_seconds, *it->second.current);
+    if (auto observed = Pick(context.metrics.global, core::kMetricRestartTime, false)) {
+      restart_seconds = std::max(restart_seconds, *observed);
     }
   }
 
