@@ -188,6 +188,19 @@ TEST(AutoscalerOptionsTest, RestartCatchUpFromHeadroomKey) {
   EXPECT_TRUE(on->ignored_keys.empty());
 }
 
+TEST(AutoscalerOptionsTest, ScaleDownFollowThroughKey) {
+  EXPECT_EQ(ParseAutoscalerOptions({})->scale_down_follow_through_window, Millis(0));  // upstream
+  auto on = ParseAutoscalerOptions({{"job.autoscaler.scale-down.follow-through.window", "2 h"}});
+  ASSERT_TRUE(on.ok()) << on.status().ToString();
+  EXPECT_EQ(on->scale_down_follow_through_window, std::chrono::hours(2));
+  EXPECT_TRUE(on->ignored_keys.empty());
+  auto bad = ParseAutoscalerOptions({{"job.autoscaler.scale-down.follow-through.window", "soon"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message().rfind("job.autoscaler.scale-down.follow-through.window: ", 0),
+            0u)
+      << bad.status().message();
+}
+
 TEST(AutoscalerOptionsTest, BehaviorKeys) {
   AutoscalerOptions o =
       ParseAutoscalerOptions({{"job.autoscaler.behavior.scale-up.policies",

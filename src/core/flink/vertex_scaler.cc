@@ -26,6 +26,15 @@ double ScaleDownHotExcess(int units, int current, double scale_factor, double lo
   return scale_factor < 1 ? HotKeyExcess(units, current, load_imbalance) : 0;
 }
 
+// The history entry shows the vertex too small for `target_capacity`: it ran near capacity (at
+// least `min_load` busy, so its rate was measured rather than extrapolated from little busy time)
+// and processed less.
+bool FellShort(const ScalingHistoryEntry& e, double target_capacity, double min_load) {
+  const double rate = Average(e.summary.metrics, kMetricTrueProcessingRate);
+  return Average(e.summary.metrics, kMetricLoad) >= min_load && rate > 0 &&
+         rate < target_capacity;
+}
+
 }  // namespace
 
 double EffectiveParallelism(int p, int units) {
@@ -135,11 +144,7 @@ std::optional<ObservedCapacityFloor> ObservedCapacityScaleUp(
   const ScalingHistoryEntry* best = nullptr;
   for (const ScalingHistoryEntry& e : history) {
     const int q = e.summary.current_parallelism;
-    const double rate = Average(e.summary.metrics, kMetricTrueProcessingRate);
-    // Only a vertex that ran near capacity measured its capacity: at low load the rate is
-    // extrapolated from little busy time.
-    if (!(Average(e.summary.metrics, kMetricLoad) >= min_load)) continue;
-    if (q <= current || q < proposed || !(rate > 0) || !(rate < target_capacity)) continue;
+    if (q <= current || q < proposed || !FellShort(e, target_capacity, min_load)) continue;
     if (!best || q > best->summary.current_parallelism) best = &e;
   }
   if (!best) return std::nullopt;
@@ -148,6 +153,27 @@ std::optional<ObservedCapacityFloor> ObservedCapacityScaleUp(
   const int p = std::max(q, scale_from(q, target_capacity / rate));
   if (p <= proposed) return std::nullopt;
   return ObservedCapacityFloor{p, q, rate};
+}
+
+const ScalingSummary* HeldScaleDown(const std::vector<ScalingHistoryEntry>& history, int current,
+                                    TimePoint since) {
+  if (history.empty() || history.back().time < since) return nullptr;
+  const ScalingSummary& last = history.back().summary;
+  const bool held = last.new_parallelism == current &&
+                    last.new_parallelism < last.current_parallelism &&
+                    Current(last.metrics, kMetricRecommendedParallelism) < last.new_parallelism;
+  return held ? &last : nullptr;
+}
+
+int LargestShortParallelism(const std::vector<ScalingHistoryEntry>& history,
+                            double target_capacity, double min_load) {
+  int largest = 0;
+  for (const ScalingHistoryEntry& e : history) {
+    if (FellShort(e, target_capacity, min_load)) {
+      largest = std::max(largest, e.summary.current_parallelism);
+    }
+  }
+  return largest;
 }
 
 bool OutsideUtilizationBound(const MetricMap& m) {
@@ -212,6 +238,27 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
     if (floor && floor->parallelism > std::min(max_parallelism, upper)) floor.reset();
     if (floor) new_p = floor->parallelism;
   }
+  // trimtab (scale-down.follow-through.window): inside its band, a vertex whose last scale-down
+  // the behavior rules held short goes on towards what was recommended then.
+  const ScalingSummary* held = nullptr;
+  const double down_threshold = Current(*metrics, kMetricScaleDownRateThreshold);
+  if (o.scale_down_follow_through_window > Millis(0) && new_p < current &&
+      std::isfinite(down_threshold) && !(tpr > down_threshold)) {
+    held = HeldScaleDown(history, current, in.now - o.scale_down_follow_through_window);
+  }
+  int recommended = 0;
+  if (held) {
+    recommended = static_cast<int>(Current(held->metrics, kMetricRecommendedParallelism));
+    const int too_small = LargestShortParallelism(history, target_capacity, o.target_utilization);
+    new_p = std::max({new_p, recommended, too_small + 1});
+    if (new_p >= current) {
+      delayed->erase(in.vertex);
+      none.reason = "within utilization band; the scale-down held at " + std::to_string(current) +
+                    " goes no lower: parallelism " + std::to_string(too_small) +
+                    " was too small";
+      return none;
+    }
+  }
   if (new_p == current) {
     delayed->erase(in.vertex);
     none.reason = "already at target parallelism " + std::to_string(current) +
@@ -234,8 +281,13 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
                         HotKeyExcess(units, base_p, imbalance));
   }
   SetCurrent(metrics, kMetricExpectedProcessingRate, base_tpr * gain);
-  const bool outside = OutsideUtilizationBound(*metrics);
-  const std::string band = outside ? "outside utilization band" : "within utilization band";
+  const bool outside = OutsideUtilizationBound(*metrics) || held != nullptr;
+  std::string band = outside ? "outside utilization band" : "within utilization band";
+  if (held) {
+    band = "follows through the scale-down " + std::to_string(held->current_parallelism) +
+           " -> " + std::to_string(held->new_parallelism) +
+           " the behavior rules held above the recommended " + std::to_string(recommended);
+  }
 
   if (new_p > current) {
     delayed->erase(in.vertex);

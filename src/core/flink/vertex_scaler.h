@@ -110,4 +110,14 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
 // True when the average TPR is below the scale-up or above the scale-down threshold.
 bool OutsideUtilizationBound(const MetricMap& m);
 
+// scale-down.follow-through.window: the vertex's last rescale when it happened at or after
+// `since`, set the `current` parallelism and was a scale-down the behavior rules held above the
+// algorithm's recommendation (RECOMMENDED_PARALLELISM in its metrics); else nullptr.
+const ScalingSummary* HeldScaleDown(const std::vector<ScalingHistoryEntry>& history, int current,
+                                    TimePoint since);
+// The largest parallelism at which the history saw the vertex at least `min_load` busy yet
+// processing less than `target_capacity` (too small for it); 0 when none.
+int LargestShortParallelism(const std::vector<ScalingHistoryEntry>& history,
+                            double target_capacity, double min_load);
+
 }  // namespace trimtab::core::flink

@@ -455,5 +455,99 @@ TEST(ObservedCapacityTest, ScalesFromTheLargestShortObservationAtOrAboveThePropo
   EXPECT_EQ(f->parallelism, 12);
 }
 
+// A history entry for a rescale `from` -> `to` at `t` whose algorithm recommended `recommended`
+// (the behavior rules may have shaped `to`), measured at `tpr` and `load`.
+ScalingHistoryEntry Rescale(TimePoint t, int from, int to, int recommended, double tpr = 1000,
+                            double load = 0.3) {
+  ScalingHistoryEntry e;
+  e.time = t;
+  e.summary.current_parallelism = from;
+  e.summary.new_parallelism = to;
+  SetCurrent(&e.summary.metrics, kMetricRecommendedParallelism, recommended);
+  SetAverage(&e.summary.metrics, kMetricTrueProcessingRate, tpr);
+  SetAverage(&e.summary.metrics, kMetricLoad, load);
+  return e;
+}
+
+TEST(HeldScaleDownTest, OnlyTheLastRescaleWhenBehaviorHeldItShortAndItIsRecent) {
+  const TimePoint t = FromUnixMillis(1'700'000'000'000);
+  const TimePoint since = t - std::chrono::hours(1);
+  // 8 -> 3 where 2 was recommended: held.
+  std::vector<ScalingHistoryEntry> h = {Rescale(t, 8, 3, 2)};
+  EXPECT_EQ(HeldScaleDown(h, 3, since), &h.back().summary);
+  // Not held: the recommendation was reached, the rescale was a scale-up, the vertex has been
+  // rescaled since (another parallelism), or the rescale is older than `since`.
+  EXPECT_EQ(HeldScaleDown({Rescale(t, 8, 2, 2)}, 2, since), nullptr);
+  EXPECT_EQ(HeldScaleDown({Rescale(t, 2, 3, 4)}, 3, since), nullptr);
+  EXPECT_EQ(HeldScaleDown(h, 4, since), nullptr);
+  EXPECT_EQ(HeldScaleDown(h, 3, t + std::chrono::seconds(1)), nullptr);
+  EXPECT_EQ(HeldScaleDown({}, 3, since), nullptr);
+  // Only the last entry counts.
+  h = {Rescale(t - std::chrono::minutes(30), 8, 3, 2), Rescale(t, 3, 3, 3)};
+  EXPECT_EQ(HeldScaleDown(h, 3, since), nullptr);
+  // Without a recorded recommendation (a history written before it was recorded): not held.
+  ScalingHistoryEntry unknown = Rescale(t, 8, 3, 2);
+  unknown.summary.metrics.erase(kMetricRecommendedParallelism);
+  EXPECT_EQ(HeldScaleDown({unknown}, 3, since), nullptr);
+}
+
+TEST_F(VertexScalerTest, FollowThroughFinishesAHeldScaleDownInsideTheBand) {
+  // Band [0.5, 0.95] around the target 0.85; 3 subtasks carry 1000/s each.
+  o_.target_utilization = 0.85;
+  o_.utilization_min = 0.5;
+  o_.utilization_max = 0.95;
+  o_.scale_down_interval = Millis(0);
+  // 1510/s needs 1776/s of capacity at 0.85: 2 subtasks. At 3 the vertex is 50 % busy, inside
+  // its band: upstream proposes 2 but does not act on it (no vertex is outside its band).
+  const std::vector<ScalingHistoryEntry> held = {
+      Rescale(now_ - std::chrono::minutes(20), 8, 3, 2)};
+  MetricMap m = Evaluated(3, 1510, 3000);
+  ExpectChange(Compute(&m, false, &held), 2, false);
+
+  o_.scale_down_follow_through_window = std::chrono::hours(1);
+  m = Evaluated(3, 1510, 3000);
+  ParallelismChange c = Compute(&m, false, &held);
+  ExpectChange(c, 2, true);
+  EXPECT_NE(c.reason.find("follows through the scale-down 8 -> 3"), std::string::npos)
+      << c.reason;
+  EXPECT_NE(c.reason.find("recommended 2"), std::string::npos) << c.reason;
+
+  // Follow-through goes no lower than the recommendation it finishes: 8 -> 5 held above 4, and
+  // 2520/s at 5 subtasks (50.4 % busy, inside the band) would need only 3.
+  const std::vector<ScalingHistoryEntry> held_at_5 = {
+      Rescale(now_ - std::chrono::minutes(20), 8, 5, 4)};
+  m = Evaluated(5, 2520, 5000);
+  ExpectChange(Compute(&m, false, &held_at_5), 4, true);
+  // An ordinary scale-down (outside the band, 40 % busy) is not limited by it.
+  m = Evaluated(5, 2000, 5000);
+  ExpectChange(Compute(&m, false, &held_at_5), 3, true);
+
+  // Not after the window, nor for a scale-down that reached its recommendation: as upstream.
+  const std::vector<ScalingHistoryEntry> old = {Rescale(now_ - std::chrono::hours(2), 8, 3, 2)};
+  m = Evaluated(3, 1510, 3000);
+  ExpectChange(Compute(&m, false, &old), 2, false);
+  const std::vector<ScalingHistoryEntry> reached = {
+      Rescale(now_ - std::chrono::minutes(20), 8, 3, 3)};
+  m = Evaluated(3, 1510, 3000);
+  ExpectChange(Compute(&m, false, &reached), 2, false);
+}
+
+TEST_F(VertexScalerTest, FollowThroughStopsAboveAParallelismTheHistoryShowedTooSmall) {
+  o_.target_utilization = 0.85;
+  o_.utilization_min = 0.5;
+  o_.utilization_max = 0.95;
+  o_.scale_down_interval = Millis(0);
+  o_.scale_down_follow_through_window = std::chrono::hours(1);
+  // Earlier, at 2 subtasks, the vertex ran fully busy at 1600/s: short of the 1776/s of capacity
+  // 1510/s needs now. The held 8 -> 3 is not followed through to 2.
+  const std::vector<ScalingHistoryEntry> h = {
+      Rescale(now_ - std::chrono::hours(3), 2, 8, 8, 1600, 1.0),
+      Rescale(now_ - std::chrono::minutes(20), 8, 3, 2)};
+  MetricMap m = Evaluated(3, 1510, 3000);
+  ParallelismChange c = Compute(&m, false, &h);
+  EXPECT_FALSE(c.change) << c.reason;
+  EXPECT_NE(c.reason.find("parallelism 2 was too small"), std::string::npos) << c.reason;
+}
+
 }  // namespace
 }  // namespace trimtab::core::flink
