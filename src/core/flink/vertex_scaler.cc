@@ -239,7 +239,7 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
     if (floor) new_p = floor->parallelism;
   }
   // trimtab (scale-down.follow-through.window): inside its band, a vertex whose last scale-down
-  // the behavior rules held short goes on towards what was recommended then.
+  // was held short (by the behavior rules, or a plugin) goes on towards what was recommended.
   const ScalingSummary* held = nullptr;
   const double down_threshold = Current(*metrics, kMetricScaleDownRateThreshold);
   if (o.scale_down_follow_through_window > Millis(0) && new_p < current &&
@@ -286,7 +286,7 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
   if (held) {
     band = "follows through the scale-down " + std::to_string(held->current_parallelism) +
            " -> " + std::to_string(held->new_parallelism) +
-           " the behavior rules held above the recommended " + std::to_string(recommended);
+           ", held above the recommended " + std::to_string(recommended);
   }
 
   if (new_p > current) {

@@ -111,8 +111,9 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
 bool OutsideUtilizationBound(const MetricMap& m);
 
 // scale-down.follow-through.window: the vertex's last rescale when it happened at or after
-// `since`, set the `current` parallelism and was a scale-down the behavior rules held above the
-// algorithm's recommendation (RECOMMENDED_PARALLELISM in its metrics); else nullptr.
+// `since`, set the `current` parallelism and was a scale-down held above the algorithm's
+// recommendation (RECOMMENDED_PARALLELISM in its metrics) by the behavior rules or an executor
+// plugin; else nullptr.
 const ScalingSummary* HeldScaleDown(const std::vector<ScalingHistoryEntry>& history, int current,
                                     TimePoint since);
 // The largest parallelism at which the history saw the vertex at least `min_load` busy yet
