@@ -121,10 +121,10 @@ struct AutoscalerOptions {
   // that observation instead of from the current one. Off = upstream.
   bool observed_capacity_enabled = false;
   // trimtab extension (docs/eval-flink.md, "Scale-down follow-through"): for this long after a
-  // scale-down that the behavior rules held above the algorithm's recommendation, the vertex
-  // keeps scaling down towards that recommendation even inside its utilization band (never to a
-  // parallelism its history showed too small). 0 = off: the band may keep the vertex where the
-  // behavior rules stopped it for as long as the load stays.
+  // scale-down held above the algorithm's recommendation (by the behavior rules or a plugin), the
+  // vertex keeps scaling down towards that recommendation even inside its utilization band
+  // (never to a parallelism its history showed too small). 0 = off: the band may keep the vertex
+  // where the scale-down stopped for as long as the load stays.
   Millis scale_down_follow_through_window{0};
   int observed_tpr_min_observations = 2;
   bool scaling_effectiveness_detection_enabled = false;

@@ -241,10 +241,11 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
   // trimtab (scale-down.follow-through.window): inside its band, a vertex whose last scale-down
   // was held short (by the behavior rules, or a plugin) goes on towards what was recommended.
   const ScalingSummary* held = nullptr;
-  const double down_threshold = Current(*metrics, kMetricScaleDownRateThreshold);
-  if (o.scale_down_follow_through_window > Millis(0) && new_p < current &&
-      std::isfinite(down_threshold) && !(tpr > down_threshold)) {
-    held = HeldScaleDown(history, current, in.now - o.scale_down_follow_through_window);
+  if (o.scale_down_follow_through_window > Millis(0) && new_p < current) {
+    const double down_threshold = Current(*metrics, kMetricScaleDownRateThreshold);
+    if (std::isfinite(down_threshold) && !(tpr > down_threshold)) {
+      held = HeldScaleDown(history, current, in.now - o.scale_down_follow_through_window);
+    }
   }
   int recommended = 0;
   if (held) {

@@ -48,6 +48,14 @@ class VertexScalerTest : public ::testing::Test {
     return Compute(&m, hash);
   }
 
+  // trimtab's simulator band: target 0.85 within [0.5, 0.95], scale-downs at once.
+  void UseTrimtabBand() {
+    o_.target_utilization = 0.85;
+    o_.utilization_min = 0.5;
+    o_.utilization_max = 0.95;
+    o_.scale_down_interval = Millis(0);
+  }
+
   static void ExpectChange(const ParallelismChange& c, int p, bool outside) {
     EXPECT_TRUE(c.change) << c.reason;
     EXPECT_EQ(c.new_parallelism, p) << c.reason;
@@ -493,10 +501,7 @@ TEST(HeldScaleDownTest, OnlyTheLastRescaleWhenBehaviorHeldItShortAndItIsRecent) 
 
 TEST_F(VertexScalerTest, FollowThroughFinishesAHeldScaleDownInsideTheBand) {
   // Band [0.5, 0.95] around the target 0.85; 3 subtasks carry 1000/s each.
-  o_.target_utilization = 0.85;
-  o_.utilization_min = 0.5;
-  o_.utilization_max = 0.95;
-  o_.scale_down_interval = Millis(0);
+  UseTrimtabBand();
   // 1510/s needs 1776/s of capacity at 0.85: 2 subtasks. At 3 the vertex is 50 % busy, inside
   // its band: upstream proposes 2 but does not act on it (no vertex is outside its band).
   const std::vector<ScalingHistoryEntry> held = {
@@ -533,10 +538,7 @@ TEST_F(VertexScalerTest, FollowThroughFinishesAHeldScaleDownInsideTheBand) {
 }
 
 TEST_F(VertexScalerTest, FollowThroughStopsAboveAParallelismTheHistoryShowedTooSmall) {
-  o_.target_utilization = 0.85;
-  o_.utilization_min = 0.5;
-  o_.utilization_max = 0.95;
-  o_.scale_down_interval = Millis(0);
+  UseTrimtabBand();
   o_.scale_down_follow_through_window = std::chrono::hours(1);
   // Earlier, at 2 subtasks, the vertex ran fully busy at 1600/s: short of the 1776/s of capacity
   // 1510/s needs now. The held 8 -> 3 is not followed through to 2.
