@@ -133,6 +133,7 @@ struct SimulateFlags {
   std::optional<uint64_t> seed;
   std::string json_out;
   std::string report_out;
+  std::string decision_log_out;
   bool quiet = false;
 };
 
@@ -163,6 +164,22 @@ int RunSimulate(const SimulateFlags& flags) {
   Progress progress(scenario->policies.size());
   sim::ObserveOptions observe;
   observe.record_traces = !flags.report_out.empty();
+  // Opened before the run, so that a path that cannot be written fails at once. Lines are
+  // written as the run goes: a long run's log is never held in memory.
+  std::ofstream decision_log;
+  if (!flags.decision_log_out.empty()) {
+    decision_log.open(flags.decision_log_out, std::ios::binary | std::ios::trunc);
+    if (!decision_log) {
+      return fail(InvalidArgumentError("--decision-log: cannot open " + flags.decision_log_out +
+                                       " for writing"));
+    }
+    observe.explain = [&](size_t, const std::string& policy, double t, const Json& cycle) {
+      Json line = cycle;
+      line["policy"] = policy;
+      line["simulatedSeconds"] = t;
+      decision_log << line.dump() << "\n";
+    };
+  }
   if (!flags.quiet) {
     observe.progress = [&](size_t i, const std::string& name, double t, double d) {
       progress.Update(i, name, t, d);
@@ -172,6 +189,10 @@ int RunSimulate(const SimulateFlags& flags) {
       sim::RunScenarioObserved(*scenario, sim::AllPoliciesRegistry(), observe);
   progress.Finish();
   if (!run.ok()) return fail(run.status().WithContext(flags.scenario));
+  if (decision_log.is_open()) {
+    decision_log.close();
+    if (!decision_log) return fail(InternalError("failed to write " + flags.decision_log_out));
+  }
 
   const bool json_stdout = flags.json_out == "-";
   const std::string table =
@@ -219,6 +240,10 @@ void RegisterSimulateCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--report", flags->report_out,
                   "Write a self-contained HTML report with charts (input vs capacity, "
                   "parallelism, lag, decisions with reasons)");
+  cmd->add_option("--decision-log", flags->decision_log_out,
+                  "Write every decision cycle of trimtab, flink-compat and hpa-cpu to this file "
+                  "as JSON Lines, also the cycles that changed nothing (why a job did not "
+                  "scale): what each stage saw and did, and each plugin's verdict");
   cmd->add_flag("-q,--quiet", flags->quiet, "No progress on stderr");
   cmd->callback([flags, exit_code] { *exit_code = RunSimulate(*flags); });
 }

@@ -46,6 +46,8 @@ struct PolicyInput {
   const JobMetrics* metrics = nullptr;         // set when traits().needs_metrics
   const core::JobTopology* topology = nullptr;  // always set
   const JobModel* truth = nullptr;              // set only when traits().needs_ground_truth
+  // Asks for PolicyDecision::explanation (`trimtab simulate --decision-log`).
+  bool explain = false;
 };
 
 // What a policy decided at one instant.
@@ -54,6 +56,10 @@ struct PolicyDecision {
   std::optional<std::map<core::VertexId, int>> parallelism;
   // Why, one short sentence each ("window: busy 930 ms/s > target 700").
   std::vector<std::string> reasons;
+  // Only when PolicyInput::explain: the whole decision cycle as a JSON object (what each stage
+  // saw and did), also when nothing changes. Null for policies that have none to give. (A
+  // pointer: common/json.h only declares Json, and most users of this header never need it.)
+  std::shared_ptr<const Json> explanation;
 };
 
 class ScalingPolicy {

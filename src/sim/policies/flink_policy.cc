@@ -8,6 +8,7 @@
 #include "core/chain/executor_chain.h"
 #include "core/chain/plugin_registry.h"
 #include "core/flink/autoscaler.h"
+#include "core/flink/autoscaler_json.h"
 #include "core/flink/cycle_with_chain.h"
 #include "plugins/builtin/builtin_plugins.h"
 #include "sim/policies/flink_metrics_adapter.h"
@@ -72,6 +73,7 @@ class FlinkAutoscalerPolicy final : public ScalingPolicy {
         flink::RunAutoscalerCycleWithChain(chained_, std::move(state_), chain_, &plugin_states_));
     state_ = std::move(cr.cycle.state);
     PolicyDecision d;
+    if (input.explain) d.explanation = std::make_shared<const Json>(Explain(cr));
     if (!cr.scaled()) return d;
     flink::AutoscalerResult& r = cr.cycle;
     const core::ScalingSummaries& approved = cr.approved;
@@ -102,6 +104,25 @@ class FlinkAutoscalerPolicy final : public ScalingPolicy {
   }
 
  private:
+  // The cycle's decision log (stages, vertices, events), what each plugin of the chain did
+  // with it, and the parallelism applied ({} when nothing was).
+  static Json Explain(const flink::ChainedCycleResult& cr) {
+    Json j = flink::ToJson(cr.cycle.log);
+    if (cr.chain) {
+      Json steps = Json::array();
+      for (const core::ChainStepRecord& s : cr.chain->steps) {
+        steps.push_back({{"plugin", s.plugin},
+                         {"verdict", std::string(core::ChainVerdictName(s.verdict))},
+                         {"reason", s.reason}});
+      }
+      j["chain"] = std::move(steps);
+    }
+    Json applied = Json::object();
+    for (const auto& [id, s] : cr.approved) applied[id] = s.new_parallelism;
+    j["applied"] = std::move(applied);
+    return j;
+  }
+
   // TaskManager CPU over the metric window since the last restart (for TM_CPU_AVG).
   void RecordCpu(TimePoint now, double cpu, TimePoint running_since) {
     while (!cpu_window_.empty() &&

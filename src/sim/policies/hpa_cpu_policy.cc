@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "core/hpa/controller.h"
+#include "core/hpa/decision_json.h"
 #include "sim/policies/flink_metrics_adapter.h"
 
 namespace trimtab::sim {
@@ -105,6 +107,12 @@ class HpaCpuPolicy final : public ScalingPolicy {
     hpa::HpaDecision d = hpa::Reconcile(in, state_, hpa::HpaControllerOptions{});
     state_ = std::move(d.state);
     PolicyDecision out;
+    std::string util = "?";
+    if (!d.current_metrics.empty() && d.current_metrics[0].average_utilization) {
+      util = std::to_string(*d.current_metrics[0].average_utilization);
+    }
+    // The HPA controller's own decision record, as `trimtab eval hpa` prints it.
+    if (input.explain) out.explanation = std::make_shared<const Json>(hpa::DecisionToJson(d));
     if (!d.rescale || d.desired_replicas == replicas) return out;
 
     const int want = d.desired_replicas;
@@ -115,10 +123,6 @@ class HpaCpuPolicy final : public ScalingPolicy {
     for (int i = replicas; i < want; ++i) ready_at_.push_back(input.now_seconds + 1e9);
     ready_at_.resize(static_cast<size_t>(want));
     out.parallelism = std::move(target);
-    std::string util = "?";
-    if (!d.current_metrics.empty() && d.current_metrics[0].average_utilization) {
-      util = std::to_string(*d.current_metrics[0].average_utilization);
-    }
     out.reasons.push_back("hpa: " + d.rescale_reason + " (" + util + " % of request vs target " +
                           std::to_string(options_.target_utilization) + " %): TaskManagers " +
                           std::to_string(replicas) + " -> " + std::to_string(want) + " x " +

@@ -107,7 +107,12 @@ class ObservingPolicy final : public ScalingPolicy {
       forwarded.metrics = &*metrics;
     }
     if (inner_traits_.needs_ground_truth) forwarded.truth = &m;
+    forwarded.explain = static_cast<bool>(options_.explain);
     StatusOr<PolicyDecision> d = inner_->Decide(forwarded);
+    if (d.ok() && d->explanation) {
+      options_.explain(index_, std::string(inner_->name()), t, *d->explanation);
+      d->explanation.reset();  // delivered; the simulator has no use for it
+    }
     if (d.ok() && d->parallelism && !inner_traits_.free_restarts) {
       for (const auto& [id, p] : *d->parallelism) {
         const int v = m.vertex_index(id);

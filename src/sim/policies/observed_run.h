@@ -6,6 +6,8 @@
 //   - traces: input rate, capacity at the current parallelism, lag, slots and parallelism per
 //     vertex, sampled from the model's ground truth once per decision interval, for the HTML
 //     report's charts;
+//   - explanations: every decision cycle of the policies that record one (the decision log of
+//     trimtab and flink-compat, the HPA controller's record of hpa-cpu), for `--decision-log`;
 //   - restart attribution (always): lag-SLO violation split into time inside restart windows (from
 //     a rescale until the restart is over and lag is back under the SLO, at most 5 minutes after
 //     the restart ended) and outside them.
@@ -35,6 +37,10 @@ struct ObserveOptions {
   bool record_traces = false;
   // (policy index, policy name, simulated seconds so far, scenario duration).
   std::function<void(size_t, const std::string&, double, double)> progress;
+  // Every decision of the policies that explain theirs (PolicyDecision::explanation: trimtab,
+  // flink-compat and hpa-cpu), also those that change nothing: (policy index, policy name,
+  // simulated seconds, explanation). Asking for it does not change what the policies decide.
+  std::function<void(size_t, const std::string&, double, const Json&)> explain;
 };
 
 // Figures RunPolicy does not compute. Lag is read at the start of each step (the report's

@@ -2,6 +2,7 @@
 // benchmark's claims rest on (trimtab near the oracle after a step, steadier than flink-compat
 // on noise, hpa-cpu moving the whole job together).
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -143,6 +144,48 @@ TEST(Policies, SameScenarioAndSeedGiveByteIdenticalJson) {
   EXPECT_GT(calls, 5);
   ASSERT_EQ(observed->traces.size(), 5u);
   for (const PolicyTrace& t : observed->traces) EXPECT_GE(t.points.size(), 200u) << t.policy;
+}
+
+TEST(Policies, DecisionLogHasEveryCycleAndChangesNothing) {
+  const Scenario s = Bench("step-up");
+  const std::string plain = ReportToText(Simulate(s), false);
+  ObserveOptions o;
+  std::map<std::string, std::vector<Json>> cycles;
+  std::map<std::string, std::set<double>> times;
+  o.explain = [&](size_t, const std::string& policy, double t, const Json& cycle) {
+    cycles[policy].push_back(cycle);
+    times[policy].insert(t);
+  };
+  StatusOr<ObservedRun> observed = RunScenarioObserved(s, AllPoliciesRegistry(), o);
+  ASSERT_TRUE(observed.ok()) << observed.status().ToString();
+  EXPECT_EQ(ReportToText(observed->report, false), plain);
+  // static and the oracle decide nothing worth a record; the three controllers log every cycle
+  // (12 h at one decision a minute), once each.
+  EXPECT_EQ(cycles.size(), 3u);
+  for (const char* policy : {"trimtab", "flink-compat", "hpa-cpu"}) {
+    EXPECT_EQ(cycles[policy].size(), 719u) << policy;
+    EXPECT_EQ(times[policy].size(), cycles[policy].size()) << policy;
+  }
+  // trimtab's cycles: mostly no change, each with its stages; the rescales carry the chain's
+  // verdict and what was applied, and agree with the report's decisions.
+  std::map<std::string, int> outcomes;
+  int applied = 0;
+  for (const Json& c : cycles["trimtab"]) {
+    ++outcomes[c.at("outcome").get<std::string>()];
+    EXPECT_TRUE(c.at("stages").contains("evaluate"));
+    if (!c.at("applied").empty()) {
+      ++applied;
+      ASSERT_TRUE(c.contains("chain"));
+      EXPECT_EQ(c["chain"][0]["plugin"], "restart-cost-gate");
+      EXPECT_EQ(c["chain"][0]["verdict"], "approve");
+    }
+  }
+  EXPECT_GT(outcomes["NoChange"], 500);
+  EXPECT_GT(outcomes["Stabilizing"], 0);
+  EXPECT_EQ(applied, Get(observed->report, "trimtab").rescales);
+  // hpa-cpu's cycles are the HPA controller's own record.
+  EXPECT_TRUE(cycles["hpa-cpu"].front().contains("desiredReplicas"))
+      << cycles["hpa-cpu"].front().dump();
 }
 
 TEST(Policies, StepUpTrimtabNearTheOracleInFewSteps) {
