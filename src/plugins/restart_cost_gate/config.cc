@@ -17,6 +17,8 @@ StatusOr<RestartCostGateOptions> ParseRestartCostGateOptions(const Json& config,
   TRIMTAB_RETURN_IF_ERROR(r.OptionalDouble("approveAboveLagSeconds", &o.approve_above_lag_seconds));
   TRIMTAB_RETURN_IF_ERROR(r.OptionalBool("slotSharing", &o.slot_sharing));
   TRIMTAB_RETURN_IF_ERROR(r.OptionalBool("observedRestartTime", &o.observed_restart_time));
+  TRIMTAB_RETURN_IF_ERROR(r.OptionalBool("scaleDownBreakEven", &o.scale_down_break_even));
+  TRIMTAB_RETURN_IF_ERROR(r.OptionalDouble("breakEvenGapSeconds", &o.break_even_gap_seconds));
   TRIMTAB_RETURN_IF_ERROR(r.NoUnknownFields());
   if (!(o.period_seconds > 0)) {
     return InvalidArgumentError(r.FieldPath("periodSeconds") + ": must be > 0");
@@ -29,6 +31,14 @@ StatusOr<RestartCostGateOptions> ParseRestartCostGateOptions(const Json& config,
   }
   if (!(o.approve_above_lag_seconds >= 0)) {
     return InvalidArgumentError(r.FieldPath("approveAboveLagSeconds") + ": must be >= 0 (0 = off)");
+  }
+  if (!(o.break_even_gap_seconds > 0)) {
+    return InvalidArgumentError(r.FieldPath("breakEvenGapSeconds") + ": must be > 0");
+  }
+  if (o.scale_down_break_even && !(o.scale_down_records_per_slot_second > 0)) {
+    return InvalidArgumentError(r.FieldPath("scaleDownBreakEven") +
+                                ": needs scaleDownRecordsPerSlotSecond > 0 (scale-downs are not "
+                                "gated without it, so there is no veto to break even on)");
   }
   return o;
 }

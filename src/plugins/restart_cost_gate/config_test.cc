@@ -45,6 +45,28 @@ TEST(RestartCostGateConfigTest, Rejects) {
               HasSubstr("c.observedRestartTime"));
   EXPECT_THAT(ParseRestartCostGateOptions(Json::parse(R"({"period": 1})"), "c").status().message(),
               HasSubstr("c.period"));
+  EXPECT_THAT(ParseRestartCostGateOptions(Json::parse(R"({"scaleDownBreakEven": true})"), "c")
+                  .status().message(),
+              HasSubstr("c.scaleDownBreakEven: needs scaleDownRecordsPerSlotSecond > 0"));
+  EXPECT_THAT(ParseRestartCostGateOptions(
+                  Json::parse(R"({"scaleDownRecordsPerSlotSecond": 1, "breakEvenGapSeconds": 0})"),
+                  "c")
+                  .status().message(),
+              HasSubstr("c.breakEvenGapSeconds: must be > 0"));
+}
+
+TEST(RestartCostGateConfigTest, BreakEven) {
+  auto d = ParseRestartCostGateOptions(Json::object(), "c");
+  ASSERT_TRUE(d.ok());
+  EXPECT_FALSE(d->scale_down_break_even);
+  EXPECT_EQ(d->break_even_gap_seconds, 300);
+  auto o = ParseRestartCostGateOptions(
+      Json::parse(R"({"scaleDownRecordsPerSlotSecond": 2500, "scaleDownBreakEven": true,
+                      "breakEvenGapSeconds": 120})"),
+      "c");
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_TRUE(o->scale_down_break_even);
+  EXPECT_EQ(o->break_even_gap_seconds, 120);
 }
 
 TEST(RestartCostGateConfigTest, Registers) {

@@ -7,6 +7,9 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "common/clock.h"
 #include "core/chain/slot_math.h"
 
 namespace trimtab::plugins {
@@ -105,6 +108,42 @@ Capacities BottleneckCapacities(const core::ExecutorContext& context,
   return c;
 }
 
+// scaleDownBreakEven: the scale-down the autoscaler keeps asking for while the gate vetoes it.
+// Kept in the plugin state as {"scaleDownWait": {"sinceMillis", "lastMillis",
+// "keptSlotSeconds"}}.
+struct ScaleDownWait {
+  int64_t since_ms = 0;            // the first veto of the wait
+  int64_t last_ms = 0;             // the latest one
+  double kept_slot_seconds = 0;    // slots it would have freed x seconds, summed since then
+};
+constexpr const char kWaitKey[] = "scaleDownWait";
+
+// Reads and removes the wait from the plugin state: every verdict but a break-even veto ends
+// it. A malformed state is no wait (waiting anew is the cautious reading).
+std::optional<ScaleDownWait> TakeWait(Json& state) {
+  if (!state.is_object()) return std::nullopt;
+  auto it = state.find(kWaitKey);
+  if (it == state.end()) return std::nullopt;
+  std::optional<ScaleDownWait> w;
+  const Json& j = *it;
+  if (j.is_object() && j.contains("sinceMillis") && j["sinceMillis"].is_number_integer() &&
+      j.contains("lastMillis") && j["lastMillis"].is_number_integer() &&
+      j.contains("keptSlotSeconds") && j["keptSlotSeconds"].is_number()) {
+    w = ScaleDownWait{j["sinceMillis"].get<int64_t>(), j["lastMillis"].get<int64_t>(),
+                      j["keptSlotSeconds"].get<double>()};
+  }
+  state.erase(it);
+  if (state.empty()) state = nullptr;
+  return w;
+}
+
+void PutWait(Json& state, const ScaleDownWait& w) {
+  if (!state.is_object()) state = Json::object();
+  state[kWaitKey] = {{"sinceMillis", w.since_ms},
+                     {"lastMillis", w.last_ms},
+                     {"keptSlotSeconds", w.kept_slot_seconds}};
+}
+
 }  // namespace
 
 StatusOr<core::ExecutorResult> RestartCostGate::Execute(const core::ExecutorContext& context,
@@ -113,6 +152,7 @@ StatusOr<core::ExecutorResult> RestartCostGate::Execute(const core::ExecutorCont
                                                         Json& plugin_state) {
   const bool scale_up = core::HasScaleUp(summaries);
   const bool gate_down = options_.scale_down_records_per_slot_second > 0;
+  const std::optional<ScaleDownWait> waited = TakeWait(plugin_state);
   if (!scale_up && !gate_down) return core::ExecutorResult::Approve("scale-down not gated");
   const core::JobTopology& topology = context.topology;
   if (topology.vertices.empty()) {
@@ -192,9 +232,10 @@ StatusOr<core::ExecutorResult> RestartCostGate::Execute(const core::ExecutorCont
     const double demand = lag + input_rate * period;
     benefit += std::min(after * period, demand) - std::min(before * period, demand);
   }
+  int freed = 0;
   if (gate_down) {
-    int freed = core::SlotsNeeded(topology, summaries, options_.slot_sharing, false) -
-                core::SlotsNeeded(topology, summaries, options_.slot_sharing, true);
+    freed = core::SlotsNeeded(topology, summaries, options_.slot_sharing, false) -
+            core::SlotsNeeded(topology, summaries, options_.slot_sharing, true);
     if (freed > 0) benefit += freed * period * options_.scale_down_records_per_slot_second;
   }
   const double cost = restart_seconds * input_rate;
@@ -203,6 +244,29 @@ StatusOr<core::ExecutorResult> RestartCostGate::Execute(const core::ExecutorCont
   const std::string cost_text = "restart cost " + Fixed0(cost) + " records (" +
                                 Fixed0(restart_seconds) + "s downtime at " +
                                 Fixed0(input_rate) + " records/s)";
+  if (benefit < cost && freed > 0 && options_.scale_down_break_even) {
+    // Rent or buy: the slots kept so far are rent already paid.
+    const int64_t now_ms = ToUnixMillis(context.now);
+    const auto gap_ms = static_cast<int64_t>(options_.break_even_gap_seconds * 1000);
+    ScaleDownWait w{now_ms, now_ms, 0};
+    if (waited && now_ms >= waited->last_ms && now_ms - waited->last_ms <= gap_ms) {
+      w = *waited;
+      w.kept_slot_seconds += freed * static_cast<double>(now_ms - waited->last_ms) / 1000;
+      w.last_ms = now_ms;
+    }
+    const double kept = w.kept_slot_seconds * options_.scale_down_records_per_slot_second;
+    const std::string kept_text =
+        "the slots this scale-down would have freed were kept for " +
+        Fixed0(static_cast<double>(w.last_ms - w.since_ms) / 1000) + "s (" +
+        Fixed0(w.kept_slot_seconds) + " slot-seconds, worth " + Fixed0(kept) + " records)";
+    if (kept >= cost) {
+      return core::ExecutorResult::Approve(kept_text + ": they have paid for the " + cost_text +
+                                           " (scaleDownBreakEven)");
+    }
+    PutWait(plugin_state, w);
+    return core::ExecutorResult::Veto(numbers + " is below the " + cost_text + "; " + kept_text +
+                                      " so far (scaleDownBreakEven)");
+  }
   if (benefit < cost) {
     return core::ExecutorResult::Veto(numbers + " is below the " + cost_text);
   }

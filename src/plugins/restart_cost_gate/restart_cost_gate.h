@@ -37,12 +37,23 @@
 //
 // Scale-downs are not gated unless scaleDownRecordsPerSlotSecond > 0: then freed slots count as a
 // benefit of freed_slots * period * that value (how many records one slot-second is worth).
-// benefit < cost -> veto; otherwise approve. A missing TARGET_DATA_RATE of a source, or a missing
+// benefit < cost -> veto; otherwise approve.
+//
+// With scaleDownBreakEven, a rescale that frees slots (a scale-down, or a mix whose slots come
+// out fewer) and is vetoed again and again is approved once the slots it would have freed, kept
+// since the first of those vetoes, are worth the restart cost (at scaleDownRecordsPerSlotSecond):
+// the rent-or-buy break-even, which never pays more than twice what the better of "restart at
+// once" and "never restart" would have cost in hindsight. The hour ahead is a forecast; the
+// hours already spent at the higher parallelism are not. The wait is the plugin's state: it
+// accrues freed slots x time between such vetoes, and ends with any other verdict, a rescale
+// that frees no slot, or a gap above breakEvenGapSeconds between two of them (the autoscaler
+// stopped asking). A missing TARGET_DATA_RATE of a source, or a missing
 // TRUE_PROCESSING_RATE or missing/zero TARGET_DATA_RATE of a scaled-up vertex, is a veto (unknown
 // benefit); an unchanged vertex without them is left out of the minimum.
 //
 // Config: {"periodSeconds": 3600, "restartSeconds": 60, "scaleDownRecordsPerSlotSecond": 0,
-//          "approveAboveLagSeconds": 0, "slotSharing": true, "observedRestartTime": false}
+//          "approveAboveLagSeconds": 0, "slotSharing": true, "observedRestartTime": false,
+//          "scaleDownBreakEven": false, "breakEvenGapSeconds": 300}
 //
 // Thread-safety: immutable after construction.
 #pragma once
@@ -68,6 +79,12 @@ struct RestartCostGateOptions {
   // The restart's downtime is the autoscaler's RESTART_TIME (job-wide evaluated metric, seconds)
   // where the cycle has it and it is longer than restart_seconds, which stays the floor.
   bool observed_restart_time = false;
+  // A vetoed scale-down passes once the slots kept while it was wanted pay for the restart;
+  // only with scale_down_records_per_slot_second > 0.
+  bool scale_down_break_even = false;
+  // The longest gap between two vetoed scale-downs of one wait (> 0); above any decision
+  // interval, so that a longer gap means the autoscaler stopped asking.
+  double break_even_gap_seconds = 300;
 };
 
 class RestartCostGate final : public core::ExecutorPlugin {

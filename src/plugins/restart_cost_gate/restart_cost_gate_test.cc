@@ -266,5 +266,93 @@ TEST(RestartCostGateTest, ScaleDownsGatedOnlyWhenValued) {
   EXPECT_EQ(valuable->reason.substr(0, 38), "expected benefit 72000 records over 36");
 }
 
+// One gate and its plugin state across cycles, as the autoscaler keeps them for a job.
+class BreakEvenTest : public ::testing::Test {
+ protected:
+  // Value 5 per slot-second: freeing 2 slots forecasts 2 x 3600 x 5 = 36000 records over the
+  // hour, below the 60000 of a 60-s restart at 1000 records/s; kept, they are worth 10 records a
+  // second, so the wait breaks even after 6000 s.
+  RestartCostGateOptions options_{.scale_down_records_per_slot_second = 5,
+                                  .scale_down_break_even = true,
+                                  .break_even_gap_seconds = 4000};
+  RestartCostGate gate_{{"restart", 0}, options_};
+  Json state_;
+  core::ScalingSummaries down_{{"v1", Summary(4, 2)}};  // 4 -> 2 slots
+
+  core::ExecutorResult At(double seconds, const core::ScalingSummaries& s) {
+    core::ExecutorContext c = Context(800, 0, {2, 4});
+    c.now = FromUnixMillis(1'700'000'000'000 + static_cast<int64_t>(seconds * 1000));
+    core::CycleState cycle;
+    auto r = gate_.Execute(c, s, cycle, state_);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : core::ExecutorResult{};
+  }
+};
+
+TEST_F(BreakEvenTest, ApprovesOnceTheKeptSlotsPayForTheRestart) {
+  core::ExecutorResult first = At(0, down_);
+  EXPECT_EQ(first.verdict, ChainVerdict::kVeto);
+  EXPECT_EQ(first.reason,
+            "expected benefit 36000 records over 3600s is below the restart cost 60000 records "
+            "(60s downtime at 1000 records/s); the slots this scale-down would have freed were "
+            "kept for 0s (0 slot-seconds, worth 0 records) so far (scaleDownBreakEven)");
+  core::ExecutorResult mid = At(3000, down_);
+  EXPECT_EQ(mid.verdict, ChainVerdict::kVeto);
+  EXPECT_NE(mid.reason.find("kept for 3000s (6000 slot-seconds, worth 30000 records) so far"),
+            std::string::npos)
+      << mid.reason;
+  EXPECT_EQ(state_["scaleDownWait"]["sinceMillis"], 1'700'000'000'000);
+  core::ExecutorResult paid = At(6000, down_);
+  EXPECT_EQ(paid.verdict, ChainVerdict::kApprove);
+  EXPECT_EQ(paid.reason,
+            "the slots this scale-down would have freed were kept for 6000s (12000 slot-seconds, "
+            "worth 60000 records): they have paid for the restart cost 60000 records (60s "
+            "downtime at 1000 records/s) (scaleDownBreakEven)");
+  EXPECT_TRUE(state_.is_null()) << state_.dump();  // the wait is over
+}
+
+TEST_F(BreakEvenTest, AGapLongerThanTheLimitStartsTheWaitAnew) {
+  At(0, down_);
+  At(3000, down_);
+  // 4001 s later: the autoscaler stopped asking in between.
+  core::ExecutorResult r = At(7001, down_);
+  EXPECT_EQ(r.verdict, ChainVerdict::kVeto);
+  EXPECT_NE(r.reason.find("kept for 0s"), std::string::npos) << r.reason;
+  EXPECT_EQ(state_["scaleDownWait"]["sinceMillis"], 1'700'007'001'000);
+}
+
+TEST_F(BreakEvenTest, ARescaleThatFreesNoSlotEndsTheWait) {
+  At(0, down_);
+  At(3000, down_);
+  // A scale-up of the bottleneck in between (approved: v1 carries 800 of 1000 records/s) ends it.
+  EXPECT_EQ(At(3060, {{"v1", Summary(4, 8)}}).verdict, ChainVerdict::kApprove);
+  EXPECT_TRUE(state_.is_null()) << state_.dump();
+  core::ExecutorResult r = At(6000, down_);
+  EXPECT_EQ(r.verdict, ChainVerdict::kVeto);
+  EXPECT_NE(r.reason.find("kept for 0s"), std::string::npos) << r.reason;
+}
+
+TEST_F(BreakEvenTest, AMalformedStateIsNoWait) {
+  state_ = Json::parse(R"({"scaleDownWait": {"sinceMillis": "yesterday"}})");
+  core::ExecutorResult r = At(0, down_);
+  EXPECT_EQ(r.verdict, ChainVerdict::kVeto);
+  EXPECT_NE(r.reason.find("kept for 0s"), std::string::npos) << r.reason;
+  EXPECT_EQ(state_["scaleDownWait"]["keptSlotSeconds"], 0);
+}
+
+TEST_F(BreakEvenTest, OffByDefault) {
+  RestartCostGate plain({"restart", 0}, {.scale_down_records_per_slot_second = 5});
+  for (double t : {0.0, 3000.0, 6000.0, 9000.0}) {
+    core::ExecutorContext c = Context(800, 0, {2, 4});
+    c.now = FromUnixMillis(1'700'000'000'000 + static_cast<int64_t>(t * 1000));
+    core::CycleState cycle;
+    auto r = plain.Execute(c, down_, cycle, state_);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->verdict, ChainVerdict::kVeto);
+    EXPECT_EQ(r->reason.find("scaleDownBreakEven"), std::string::npos);
+  }
+  EXPECT_TRUE(state_.is_null());
+}
+
 }  // namespace
 }  // namespace trimtab::plugins
