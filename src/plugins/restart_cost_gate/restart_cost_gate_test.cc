@@ -279,11 +279,13 @@ class BreakEvenTest : public ::testing::Test {
   Json state_;
   core::ScalingSummaries down_{{"v1", Summary(4, 2)}};  // 4 -> 2 slots
 
-  core::ExecutorResult At(double seconds, const core::ScalingSummaries& s) {
+  // One cycle of `gate` (default: gate_) at `seconds` after the first.
+  core::ExecutorResult At(double seconds, const core::ScalingSummaries& s,
+                          RestartCostGate* gate = nullptr) {
     core::ExecutorContext c = Context(800, 0, {2, 4});
     c.now = FromUnixMillis(1'700'000'000'000 + static_cast<int64_t>(seconds * 1000));
     core::CycleState cycle;
-    auto r = gate_.Execute(c, s, cycle, state_);
+    auto r = (gate ? *gate : gate_).Execute(c, s, cycle, state_);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : core::ExecutorResult{};
   }
@@ -343,13 +345,9 @@ TEST_F(BreakEvenTest, AMalformedStateIsNoWait) {
 TEST_F(BreakEvenTest, OffByDefault) {
   RestartCostGate plain({"restart", 0}, {.scale_down_records_per_slot_second = 5});
   for (double t : {0.0, 3000.0, 6000.0, 9000.0}) {
-    core::ExecutorContext c = Context(800, 0, {2, 4});
-    c.now = FromUnixMillis(1'700'000'000'000 + static_cast<int64_t>(t * 1000));
-    core::CycleState cycle;
-    auto r = plain.Execute(c, down_, cycle, state_);
-    ASSERT_TRUE(r.ok());
-    EXPECT_EQ(r->verdict, ChainVerdict::kVeto);
-    EXPECT_EQ(r->reason.find("scaleDownBreakEven"), std::string::npos);
+    core::ExecutorResult r = At(t, down_, &plain);
+    EXPECT_EQ(r.verdict, ChainVerdict::kVeto);
+    EXPECT_EQ(r.reason.find("scaleDownBreakEven"), std::string::npos);
   }
   EXPECT_TRUE(state_.is_null());
 }
