@@ -239,7 +239,8 @@ void RegisterSimulateCommand(CLI::App& app, int* exit_code) {
                   "to stderr)");
   cmd->add_option("--report", flags->report_out,
                   "Write a self-contained HTML report with charts (input vs capacity, "
-                  "parallelism, lag, decisions with reasons)");
+                  "parallelism, lag), every rescale with its reasons, and the changes the "
+                  "plugin chain vetoed or a rule blocked");
   cmd->add_option("--decision-log", flags->decision_log_out,
                   "Write every decision cycle of trimtab, flink-compat and hpa-cpu to this file "
                   "as JSON Lines, also the cycles that changed nothing (why a job did not "

@@ -5,7 +5,8 @@
 // figures of simulator.h, per policy), a slots-over-time chart comparing every policy, and per
 // policy three charts sharing one time axis — input rate vs the job's capacity at its current
 // parallelism, parallelism per vertex, lag (seconds of input) against the SLO — with every rescale
-// marked, followed by the table of decisions with their reasons (the decision log).
+// marked, followed by the table of decisions with their reasons (the decision log) and the
+// changes the autoscaler wanted but its plugin chain vetoed or a rule blocked.
 //
 // The series come from PolicyTrace (sampled at decision instants by the harness in
 // src/sim/policies/observed_run.h, from the model's ground truth: a report figure, not something
@@ -31,9 +32,26 @@ struct TracePoint {
   std::map<VertexId, int> parallelism;
 };
 
+// Consecutive decision cycles in which the autoscaler wanted a change, a scale-up or a
+// scale-down, that a plugin of its chain vetoed or a rule blocked (memory pressure, excluded
+// period, quota, scaling disabled), while the job kept its parallelism: what the job did not do,
+// and why. Changes the algorithm itself held back (utilization band, behavior windows) are not
+// listed; the decision log has every cycle (`--decision-log`).
+struct HeldChange {
+  double first_seconds = 0;  // the first and the last cycle of the run
+  double last_seconds = 0;
+  int cycles = 0;
+  // The last cycle's proposal: the vertices it wanted to change, at their parallelism, and what
+  // it wanted for them (a scale-up behind a growing backlog grows from cycle to cycle).
+  std::map<VertexId, int> from;
+  std::map<VertexId, int> wanted;
+  std::string why;  // the last cycle's veto or block, as logged
+};
+
 struct PolicyTrace {
   std::string policy;
   std::vector<TracePoint> points;  // time order
+  std::vector<HeldChange> held;    // time order
 };
 
 struct HtmlReportInput {

@@ -107,10 +107,12 @@ class ObservingPolicy final : public ScalingPolicy {
       forwarded.metrics = &*metrics;
     }
     if (inner_traits_.needs_ground_truth) forwarded.truth = &m;
-    forwarded.explain = static_cast<bool>(options_.explain);
+    // The report's table of held changes reads the explanations too.
+    forwarded.explain = static_cast<bool>(options_.explain) || trace_ != nullptr;
     StatusOr<PolicyDecision> d = inner_->Decide(forwarded);
     if (d.ok() && d->explanation) {
-      options_.explain(index_, std::string(inner_->name()), t, *d->explanation);
+      if (trace_) RecordHeld(t, *d->explanation);
+      if (options_.explain) options_.explain(index_, std::string(inner_->name()), t, *d->explanation);
       d->explanation.reset();  // delivered; the simulator has no use for it
     }
     if (d.ok() && d->parallelism && !inner_traits_.free_restarts) {
@@ -126,6 +128,59 @@ class ObservingPolicy final : public ScalingPolicy {
   }
 
  private:
+  // Adds a cycle of the Flink autoscaler's decision log to trace_->held when it wanted a change
+  // that the chain vetoed or a rule blocked; a run of such cycles wanting the same change is one
+  // entry. Other policies' explanations (hpa-cpu) have no chain and no Blocked outcome.
+  void RecordHeld(double t, const Json& cycle) {
+    const bool was_held = last_cycle_held_;
+    last_cycle_held_ = false;
+    std::string why;
+    const bool applied = !cycle.value("applied", Json::object()).empty();
+    if (cycle.contains("chain") && !applied) {
+      for (const Json& step : cycle["chain"]) {
+        if (step.value("verdict", "") != "veto") continue;
+        why = "vetoed by " + step.value("plugin", "") + ": " + step.value("reason", "");
+        break;
+      }
+    } else if (cycle.value("outcome", "") == "Blocked") {
+      const Json stages = cycle.value("stages", Json::object());
+      for (const char* stage : {"decide", "shape"}) {
+        for (const Json& note : stages.value(stage, Json::array())) {
+          if (note.is_string() && note.get<std::string>().rfind("blocked: ", 0) == 0) why = note;
+        }
+      }
+    }
+    if (why.empty()) return;
+    HeldChange h{t, t, 1, {}, {}, std::move(why)};
+    std::map<VertexId, int> job;  // every vertex's parallelism
+    bool up = false;
+    const Json vertices = cycle.value("vertices", Json::object());
+    for (const auto& [id, v] : vertices.items()) {
+      job[id] = v.value("currentParallelism", 0);
+      if (!v.contains("proposedParallelism")) continue;
+      h.from[id] = job[id];
+      h.wanted[id] = v["proposedParallelism"].get<int>();
+      up = up || h.wanted[id] > h.from[id];
+    }
+    last_cycle_held_ = true;
+    // One run: the job kept its parallelism and the autoscaler kept wanting to go the same way
+    // (a scale-up behind a growing backlog grows from cycle to cycle).
+    std::vector<HeldChange>& held = trace_->held;
+    const bool same_run = was_held && !held.empty() && job == held_job_ && up == held_up_;
+    held_job_ = std::move(job);
+    held_up_ = up;
+    if (same_run) {
+      HeldChange& run = held.back();
+      run.last_seconds = t;
+      ++run.cycles;
+      run.from = std::move(h.from);
+      run.wanted = std::move(h.wanted);
+      run.why = std::move(h.why);
+      return;
+    }
+    held.push_back(std::move(h));
+  }
+
   void Record(const JobModel& m, double t, double lag) {
     TracePoint p;
     p.time_seconds = t;
@@ -148,6 +203,11 @@ class ObservingPolicy final : public ScalingPolicy {
   double next_progress_ = 0;
   bool in_restart_window_ = false;
   std::optional<double> restart_end_;
+  // RecordHeld: the previous explained cycle was held, with the job at held_job_ and wanting to
+  // scale up (held_up_) or down.
+  bool last_cycle_held_ = false;
+  std::map<VertexId, int> held_job_;
+  bool held_up_ = false;
 };
 
 }  // namespace

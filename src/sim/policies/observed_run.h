@@ -5,7 +5,8 @@
 //     can report on stderr;
 //   - traces: input rate, capacity at the current parallelism, lag, slots and parallelism per
 //     vertex, sampled from the model's ground truth once per decision interval, for the HTML
-//     report's charts;
+//     report's charts, and the changes the Flink policies' plugin chain vetoed or a rule blocked
+//     (read from their explanations, which the observer then asks for);
 //   - explanations: every decision cycle of the policies that record one (the decision log of
 //     trimtab and flink-compat, the HPA controller's record of hpa-cpu), for `--decision-log`;
 //   - restart attribution (always): lag-SLO violation split into time inside restart windows (from

@@ -284,5 +284,47 @@ TEST(ReportHtml, SelfContainedWithChartsAndReasons) {
   EXPECT_NE(html.find("(outside utilization band)"), std::string::npos);
 }
 
+TEST(ReportHtml, ListsTheChangesThePluginChainHeld) {
+  // A restart-cost gate that prices every restart at a day: after the step, trimtab wants to
+  // scale up every cycle and the gate vetoes it every time.
+  Scenario s = Bench("step-up");
+  StatusOr<Json> config = ParseYaml(
+      "{plugins: [{type: restart-cost-gate, config: {restartSeconds: 86400}}]}", "config");
+  ASSERT_TRUE(config.ok());
+  s.policies = {PolicySpec{"trimtab", std::make_shared<const Json>(*config)}};
+  ObserveOptions o;
+  o.record_traces = true;
+  StatusOr<ObservedRun> run = RunScenarioObserved(s, AllPoliciesRegistry(), o);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  // (Scale-downs are not gated without scaleDownRecordsPerSlotSecond: the one before the step
+  // passes.)
+  for (const DecisionRecord& d : Get(run->report, "trimtab").decisions) {
+    EXPECT_LT(d.time_seconds, 3 * 3600) << "a rescale after the step";
+  }
+  const PolicyTrace& trace = run->traces.at(0);
+  ASSERT_EQ(trace.policy, "trimtab");
+  ASSERT_FALSE(trace.held.empty());
+  int cycles = 0;
+  for (const HeldChange& h : trace.held) {
+    EXPECT_EQ(h.why.rfind("vetoed by restart-cost-gate: expected benefit ", 0), 0u) << h.why;
+    EXPECT_FALSE(h.wanted.empty());
+    EXPECT_EQ(h.from.size(), h.wanted.size());
+    EXPECT_LE(h.first_seconds, h.last_seconds);
+    cycles += h.cycles;
+  }
+  // From the step at 3 h to the end, one cycle a minute: one run, a scale-up growing with the
+  // backlog.
+  EXPECT_GT(cycles, 500);
+  EXPECT_EQ(trace.held.size(), 1u);
+  EXPECT_GT(trace.held.front().wanted.at("hop-count"), trace.held.front().from.at("hop-count"));
+  HtmlReportInput in;
+  in.report = &run->report;
+  in.traces = run->traces;
+  const std::string html = RenderHtmlReport(in);
+  EXPECT_NE(html.find("Changes the autoscaler wanted but its plugin chain vetoed"),
+            std::string::npos);
+  EXPECT_NE(html.find("vetoed by restart-cost-gate: expected benefit"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace trimtab::sim
