@@ -263,6 +263,8 @@ StatusOr<AutoscalerOptions> ParseAutoscalerOptions(
   TRIMTAB_RETURN_IF_ERROR(r.Bool("observed-capacity.enabled", &o.observed_capacity_enabled));
   TRIMTAB_RETURN_IF_ERROR(r.Duration("scale-down.follow-through.window",
                                      &o.scale_down_follow_through_window));
+  TRIMTAB_RETURN_IF_ERROR(r.Double("scale-down.hot-key.marginal-capacity",
+                                   &o.scale_down_hot_key_marginal_capacity));
   TRIMTAB_RETURN_IF_ERROR(r.Bool("scaling.effectiveness.detection.enabled",
                                  &o.scaling_effectiveness_detection_enabled));
   TRIMTAB_RETURN_IF_ERROR(
@@ -349,6 +351,8 @@ StatusOr<AutoscalerOptions> ParseAutoscalerOptions(
       CheckRange(r.KeyOf("memory.gc-pressure.threshold"), o.gc_pressure_threshold, 0.0, 1.0));
   TRIMTAB_RETURN_IF_ERROR(
       CheckRange(r.KeyOf("memory.heap-usage.threshold"), o.heap_usage_threshold, 0.0, 1.0));
+  TRIMTAB_RETURN_IF_ERROR(CheckRange(r.KeyOf("scale-down.hot-key.marginal-capacity"),
+                                     o.scale_down_hot_key_marginal_capacity, 0.0, 1.0));
   if (o.scaling_effectiveness_detection_enabled) {
     TRIMTAB_RETURN_IF_ERROR(CheckRange(r.KeyOf("scaling.effectiveness.threshold"),
                                        o.scaling_effectiveness_threshold, 0.0, 1.0));

@@ -126,6 +126,13 @@ struct AutoscalerOptions {
   // (never to a parallelism its history showed too small). 0 = off: the band may keep the vertex
   // where the scale-down stopped for as long as the load stays.
   Millis scale_down_follow_through_window{0};
+  // trimtab extension (docs/eval-flink.md, "Hot-key scale-down"): inside its utilization band, a
+  // vertex sized by CAPACITY whose busiest subtask is at least twice as busy as the mean (a hot
+  // key) scales down, by at most half, when its last subtasks each add less than this fraction
+  // of an average subtask's capacity and the smaller parallelism still carries 1.15x the
+  // scale-up threshold (never to one its history showed too small). 0 = off: a hot key can keep
+  // a vertex at its max parallelism for a few percent of capacity.
+  double scale_down_hot_key_marginal_capacity = 0;
   int observed_tpr_min_observations = 2;
   bool scaling_effectiveness_detection_enabled = false;
   double scaling_effectiveness_threshold = 0.1;

@@ -201,6 +201,20 @@ TEST(AutoscalerOptionsTest, ScaleDownFollowThroughKey) {
       << bad.status().message();
 }
 
+TEST(AutoscalerOptionsTest, ScaleDownHotKeyKey) {
+  EXPECT_EQ(ParseAutoscalerOptions({})->scale_down_hot_key_marginal_capacity, 0);  // off
+  auto on = ParseAutoscalerOptions({{"job.autoscaler.scale-down.hot-key.marginal-capacity", "0.1"}});
+  ASSERT_TRUE(on.ok()) << on.status().ToString();
+  EXPECT_EQ(on->scale_down_hot_key_marginal_capacity, 0.1);
+  EXPECT_TRUE(on->ignored_keys.empty());
+  auto bad = ParseAutoscalerOptions({{"job.autoscaler.scale-down.hot-key.marginal-capacity", "2"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message().rfind(
+                "job.autoscaler.scale-down.hot-key.marginal-capacity: 2.000000 is outside [0", 0),
+            0u)
+      << bad.status().message();
+}
+
 TEST(AutoscalerOptionsTest, BehaviorKeys) {
   AutoscalerOptions o =
       ParseAutoscalerOptions({{"job.autoscaler.behavior.scale-up.policies",

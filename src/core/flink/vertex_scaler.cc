@@ -176,6 +176,34 @@ int LargestShortParallelism(const std::vector<ScalingHistoryEntry>& history,
   return largest;
 }
 
+std::optional<HotKeyScaleDown> ProposeHotKeyScaleDown(
+    const HotKeyInput& in, const std::vector<ScalingHistoryEntry>& history, double min_load) {
+  if (in.current < kHotKeyMinParallelism || !(in.load_imbalance >= kHotKeyMinImbalance) ||
+      !(in.tpr > 0) || !std::isfinite(in.scale_up_threshold)) {
+    return std::nullopt;
+  }
+  const double hot = HotKeyExcess(in.units, in.current, in.load_imbalance);
+  const double need = kHotKeyHeadroom * in.scale_up_threshold;
+  const int too_small = LargestShortParallelism(history, need, min_load);
+  // The smallest parallelism, down to half, that still carries `need` by the CAPACITY model
+  // with the hot key measured now; the subtasks above it must be next to idle.
+  for (int q = std::max((in.current + 1) / 2, too_small + 1); q < in.current; ++q) {
+    const double capacity =
+        in.tpr * CapacityGain(in.units, in.current, q, in.aggregator, hot);
+    if (capacity < need) continue;
+    const double average = capacity / q;
+    const double marginal = (in.tpr - capacity) / (in.current - q);
+    if (!(marginal < in.marginal_capacity * average)) return std::nullopt;
+    return HotKeyScaleDown{
+        q, "hot key: the busiest subtask is " + Num(in.load_imbalance) +
+               "x as busy as the mean; the last " + std::to_string(in.current - q) +
+               " subtasks add " + Num(marginal) + "/s each, " +
+               Num(100 * marginal / average) + " % of an average subtask's " + Num(average) +
+               "/s"};
+  }
+  return std::nullopt;
+}
+
 bool OutsideUtilizationBound(const MetricMap& m) {
   const double tpr = Average(m, kMetricTrueProcessingRate);
   return tpr < Current(m, kMetricScaleUpRateThreshold) ||
@@ -260,6 +288,25 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
       return none;
     }
   }
+  // trimtab (scale-down.hot-key.marginal-capacity): inside its band, a vertex whose hot key
+  // leaves its last subtasks next to idle gives them back (no lower than a scale-down the
+  // algorithm proposes, which inside the band would not be acted on).
+  std::optional<HotKeyScaleDown> hot_key;
+  if (o.scale_down_hot_key_marginal_capacity > 0 && !held && new_p <= current &&
+      o.alignment_mode == AlignmentMode::kCapacity) {
+    const int units = AlignmentUnits(in.has_hash_input, num_partitions, max_parallelism);
+    const double catch_up = Current(*metrics, kMetricCatchUpDataRate);
+    const bool caught_up = !(catch_up > 0.01 * Average(*metrics, kMetricTargetDataRate));
+    if (units > 0 && caught_up && !OutsideUtilizationBound(*metrics)) {
+      hot_key = ProposeHotKeyScaleDown(
+          {units, current, tpr, imbalance, Current(*metrics, kMetricScaleUpRateThreshold),
+           o.busy_time_aggregator, o.scale_down_hot_key_marginal_capacity},
+          history, o.target_utilization);
+      if (hot_key) {
+        new_p = new_p < current ? std::max(new_p, hot_key->parallelism) : hot_key->parallelism;
+      }
+    }
+  }
   if (new_p == current) {
     delayed->erase(in.vertex);
     none.reason = "already at target parallelism " + std::to_string(current) +
@@ -282,8 +329,10 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
                         HotKeyExcess(units, base_p, imbalance));
   }
   SetCurrent(metrics, kMetricExpectedProcessingRate, base_tpr * gain);
-  const bool outside = OutsideUtilizationBound(*metrics) || held != nullptr;
+  const bool outside =
+      OutsideUtilizationBound(*metrics) || held != nullptr || hot_key.has_value();
   std::string band = outside ? "outside utilization band" : "within utilization band";
+  if (hot_key) band = hot_key->reason;
   if (held) {
     band = "follows through the scale-down " + std::to_string(held->current_parallelism) +
            " -> " + std::to_string(held->new_parallelism) +

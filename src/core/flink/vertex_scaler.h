@@ -121,4 +121,32 @@ const ScalingSummary* HeldScaleDown(const std::vector<ScalingHistoryEntry>& hist
 int LargestShortParallelism(const std::vector<ScalingHistoryEntry>& history,
                             double target_capacity, double min_load);
 
+// scale-down.hot-key.marginal-capacity: a vertex inside its utilization band whose busiest
+// subtask holds a hot key (LOAD_IMBALANCE at least kHotKeyMinImbalance, at least
+// kHotKeyMinParallelism subtasks). By the CAPACITY model with the hot key measured now
+// (CapacityGain with HotKeyExcess), take the smallest parallelism q, no lower than half of
+// `current` nor than LargestShortParallelism(history, need, min_load) + 1, that still carries
+// need = kHotKeyHeadroom x the scale-up threshold. It is proposed when the subtasks above it each
+// add less than `marginal_capacity` of an average subtask's capacity at q; else nullopt.
+inline constexpr double kHotKeyMinImbalance = 2.0;
+inline constexpr int kHotKeyMinParallelism = 4;
+// The smaller parallelism must carry this much more than where the vertex would scale up: the
+// hot-key model is an estimate, and key groups split unevenly at some parallelisms.
+inline constexpr double kHotKeyHeadroom = 1.15;
+struct HotKeyInput {
+  int units = 0;  // key groups (or partitions) the load is spread over
+  int current = 0;
+  double tpr = 0;  // TRUE_PROCESSING_RATE at `current`
+  double load_imbalance = std::numeric_limits<double>::quiet_NaN();
+  double scale_up_threshold = std::numeric_limits<double>::quiet_NaN();
+  BusyTimeAggregator aggregator = BusyTimeAggregator::kMax;
+  double marginal_capacity = 0;  // the option's value
+};
+struct HotKeyScaleDown {
+  int parallelism = 0;
+  std::string reason;
+};
+std::optional<HotKeyScaleDown> ProposeHotKeyScaleDown(
+    const HotKeyInput& in, const std::vector<ScalingHistoryEntry>& history, double min_load);
+
 }  // namespace trimtab::core::flink

@@ -551,5 +551,100 @@ TEST_F(VertexScalerTest, FollowThroughStopsAboveAParallelismTheHistoryShowedTooS
   EXPECT_NE(c.reason.find("parallelism 2 was too small"), std::string::npos) << c.reason;
 }
 
+// A q11-like session window behind a HASH edge, 128 key groups, 128 subtasks: the hottest key
+// group carries 11.4 % of the load, so the busiest subtask is 14.6x as busy as the mean and the
+// vertex carries 468,569/s; the load is 347,775/s.
+class HotKeyTest : public VertexScalerTest {
+ protected:
+  void SetUp() override {
+    VertexScalerTest::SetUp();
+    UseTrimtabBand();
+    o_.alignment_mode = AlignmentMode::kCapacity;
+    // As the simulator's trimtab policy: the restart's backlog is sized into the target, so the
+    // algorithm itself wants all 128 subtasks (scale factor 0.948).
+    o_.catch_up_duration = std::chrono::minutes(10);
+    o_.restart_time = std::chrono::seconds(60);
+  }
+  MetricMap HotKey(int p, double tpr, double imbalance, double target = 347775) {
+    MetricMap m = Evaluated(p, target, tpr);
+    SetCurrent(&m, kMetricMaxParallelism, 128);
+    SetAverage(&m, kMetricLoadImbalance, imbalance);
+    return m;
+  }
+  HotKeyInput Input(double imbalance = 14.6, double marginal = 0.1) {
+    return {128, 128, 468569, imbalance, 347775 / 0.95, BusyTimeAggregator::kMax, marginal};
+  }
+};
+
+TEST_F(HotKeyTest, ProposesTheSmallestParallelismThatStillCarriesTheLoad) {
+  // The hot key excess is 14.6 / 128 - 1 / 128 = 10.6 %; at 64 subtasks (2 key groups each) the
+  // busiest carries 1/64 + 10.6 % = 12.2 % instead of 11.4 %: 93.6 % of the capacity, 438,533/s,
+  // above 1.15 x the scale-up threshold 366,079/s (420,991/s); 63 would take 3 key groups.
+  std::optional<HotKeyScaleDown> d = ProposeHotKeyScaleDown(Input(), {}, 0.85);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->parallelism, 64);
+  // The 64 subtasks above it add 469/s each, 6.85 % of an average subtask's 6,852/s.
+  EXPECT_NE(d->reason.find("14.6x as busy as the mean; the last 64 subtasks add 469."),
+            std::string::npos)
+      << d->reason;
+  EXPECT_NE(d->reason.find("6.849"), std::string::npos) << d->reason;
+  // A stricter threshold (5 %) keeps them.
+  EXPECT_FALSE(ProposeHotKeyScaleDown(Input(14.6, 0.05), {}, 0.85));
+  // No hot key to speak of, or too few subtasks: nothing.
+  EXPECT_FALSE(ProposeHotKeyScaleDown(Input(1.9), {}, 0.85));
+  HotKeyInput few = Input();
+  few.current = 3;
+  EXPECT_FALSE(ProposeHotKeyScaleDown(few, {}, 0.85));
+  // Nothing smaller carries 1.15 x the threshold: a load of 400,000/s needs 483,509/s.
+  HotKeyInput heavy = Input();
+  heavy.scale_up_threshold = 400000 / 0.95;
+  EXPECT_FALSE(ProposeHotKeyScaleDown(heavy, {}, 0.85));
+}
+
+TEST_F(HotKeyTest, NotToAParallelismTheHistoryShowedTooSmall) {
+  // At 64 the vertex once ran fully busy at 400,000/s, short of the 420,991/s needed: 65 is the
+  // smallest it may go to (still 64 effective subtasks' capacity).
+  const std::vector<ScalingHistoryEntry> h = {
+      Rescale(now_ - std::chrono::hours(3), 64, 128, 128, 400000, 1.0)};
+  std::optional<HotKeyScaleDown> d = ProposeHotKeyScaleDown(Input(), h, 0.85);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->parallelism, 65);
+}
+
+TEST_F(HotKeyTest, TheScalerActsOnItInsideTheBand) {
+  // Inside its band (468,569/s against [366,079, 695,550]) and at its target by the algorithm:
+  // upstream keeps 128 subtasks.
+  MetricMap m = HotKey(128, 468569, 14.6);
+  ParallelismChange c = Compute(&m, /*hash=*/true);
+  EXPECT_FALSE(c.change) << c.reason;
+  EXPECT_NE(c.reason.find("already at target parallelism 128"), std::string::npos) << c.reason;
+
+  o_.scale_down_hot_key_marginal_capacity = 0.1;
+  m = HotKey(128, 468569, 14.6);
+  c = Compute(&m, /*hash=*/true);
+  ExpectChange(c, 64, true);
+  EXPECT_EQ(c.reason.rfind("scale down 128 -> 64 (hot key: the busiest subtask is 14.6x", 0), 0u)
+      << c.reason;
+  // Expected: what the busiest subtask allows, 14.6 / 128 of the load now, 1/64 + 13.6/128 then.
+  EXPECT_NEAR(Current(m, kMetricExpectedProcessingRate),
+              468569 * (14.6 / 128) / (1.0 / 64 + 13.6 / 128), 1e-6);
+  // Not while it catches up on a backlog, nor outside its band (the algorithm decides there).
+  m = HotKey(128, 468569, 14.6);
+  SetCurrent(&m, kMetricCatchUpDataRate, 20000);
+  EXPECT_FALSE(Compute(&m, /*hash=*/true).change);
+  m = HotKey(128, 468569, 14.6, /*target=*/200000);
+  c = Compute(&m, /*hash=*/true);
+  EXPECT_NE(c.reason.find("(outside utilization band)"), std::string::npos) << c.reason;
+}
+
+TEST_F(HotKeyTest, NoLowerThanAScaleDownTheAlgorithmProposes) {
+  // Without the restart's backlog in the target the algorithm proposes 43 inside the band (not
+  // acted on); the hot-key rule takes 64, the more cautious of the two.
+  o_.catch_up_duration = Millis(0);
+  o_.scale_down_hot_key_marginal_capacity = 0.1;
+  MetricMap m = HotKey(128, 468569, 14.6);
+  ExpectChange(Compute(&m, /*hash=*/true), 64, true);
+}
+
 }  // namespace
 }  // namespace trimtab::core::flink
