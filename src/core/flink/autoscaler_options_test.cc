@@ -203,7 +203,8 @@ TEST(AutoscalerOptionsTest, ScaleDownFollowThroughKey) {
 
 TEST(AutoscalerOptionsTest, ScaleDownHotKeyKey) {
   EXPECT_EQ(ParseAutoscalerOptions({})->scale_down_hot_key_marginal_capacity, 0);  // off
-  auto on = ParseAutoscalerOptions({{"job.autoscaler.scale-down.hot-key.marginal-capacity", "0.1"}});
+  auto on =
+      ParseAutoscalerOptions({{"job.autoscaler.scale-down.hot-key.marginal-capacity", "0.1"}});
   ASSERT_TRUE(on.ok()) << on.status().ToString();
   EXPECT_EQ(on->scale_down_hot_key_marginal_capacity, 0.1);
   EXPECT_TRUE(on->ignored_keys.empty());

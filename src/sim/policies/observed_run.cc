@@ -112,7 +112,9 @@ class ObservingPolicy final : public ScalingPolicy {
     StatusOr<PolicyDecision> d = inner_->Decide(forwarded);
     if (d.ok() && d->explanation) {
       if (trace_) RecordHeld(t, *d->explanation);
-      if (options_.explain) options_.explain(index_, std::string(inner_->name()), t, *d->explanation);
+      if (options_.explain) {
+        options_.explain(index_, std::string(inner_->name()), t, *d->explanation);
+      }
       d->explanation.reset();  // delivered; the simulator has no use for it
     }
     if (d.ok() && d->parallelism && !inner_traits_.free_restarts) {
