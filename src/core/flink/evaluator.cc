@@ -544,6 +544,22 @@ std::optional<StepCheck> CheckStep(const WindowTable& table, const VertexId& sou
   const double last = spans[0].rate;
   const double base1 = before_last->rate;
   if (beyond(last, base1, factor * factor)) {
+    // A step this large is no noise, but an interval of several sample gaps may still hold some
+    // of the rate before it (decisions every 30 s, a 1-minute interval: half of it). The newest
+    // gap, when it is as far beyond on the same side, is the rate now.
+    const size_t newest = table.window().size() - 1;
+    if (spans[0].begin + 1 < newest) {
+      const std::optional<ArrivalSpan> gap = ArrivalBetween(table, source, newest - 1, newest);
+      if (gap && beyond(gap->rate, base1, factor * factor) && (gap->rate > base1) == (last > base1) &&
+          (last > base1 ? gap->rate > last : gap->rate < last)) {
+        return StepCheck{false, gap->rate,
+                         "step detected: arrival rate " + FormatRate(last) + " over the last " +
+                             interval() + ", " + FormatRate(gap->rate) + " over the newest " +
+                             FormatFlinkDuration(Millis(std::llround(gap->seconds * 1000))) +
+                             " vs " + FormatRate(base1) + " before; target rate " +
+                             FormatRate(gap->rate)};
+      }
+    }
     return StepCheck{false, last,
                      "step detected: arrival rate " + FormatRate(last) + " over the last " +
                          interval() + " vs " + FormatRate(base1) + " before; target rate " +

@@ -282,7 +282,9 @@ TEST(EvaluatorTest, OutputRatiosWithTwoInputs) {
 }
 
 // Samples a minute apart: the source reads rates[i] records/s in minute i (no lag unless given).
-Window RateWindow(const std::vector<double>& rates, double lag_growth_last_minute = 0) {
+// Samples `gap` seconds apart (a minute by default), the source reading rates[i] between them.
+Window RateWindow(const std::vector<double>& rates, double lag_growth_last_minute = 0,
+                  int64_t gap = 60) {
   auto sample = [](int64_t ms, double in, double lag) {
     return Sample(ms, {{"source", {{kMetricNumRecordsIn, in}, {kMetricNumRecordsOut, in},
                                    {kMetricLag, lag}, {kMetricLoad, .5}}},
@@ -291,9 +293,10 @@ Window RateWindow(const std::vector<double>& rates, double lag_growth_last_minut
   Window w = {sample(0, 0, 0)};
   double in = 0;
   for (size_t i = 0; i < rates.size(); ++i) {
-    in += 60 * rates[i];
+    in += static_cast<double>(gap) * rates[i];
     const bool last = i + 1 == rates.size();
-    w.push_back(sample(static_cast<int64_t>(i + 1) * 60'000, in, last ? 60 * lag_growth_last_minute : 0));
+    w.push_back(sample(static_cast<int64_t>(i + 1) * gap * 1000, in,
+                       last ? 60 * lag_growth_last_minute : 0));
   }
   return w;
 }
@@ -379,6 +382,30 @@ TEST(EvaluatorTest, StepDetection) {
   // Up then down beyond the threshold both times: opposite sides, pending on the last one.
   evaluate(RateWindow({100, 100, 150, 60}), &notes, &pending);
   EXPECT_TRUE(pending);
+
+  // Decisions every 30 s, a 1-minute interval: 30 s after a step to 500/s the interval holds
+  // half of the rate before it (300/s). The newest gap, further beyond, is the target.
+  EXPECT_DOUBLE_EQ(evaluate(RateWindow({100, 100, 100, 100, 100, 500}, 0, 30), &notes, &pending),
+                   500);
+  EXPECT_FALSE(pending);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0],
+            "source: step detected: arrival rate 300/s over the last 1 min, 500/s over the newest "
+            "30 s vs 100/s before; target rate 500/s");
+  // ... and down the same way, when the interval is beyond the threshold twice over: an off
+  // phase (a drop to 100/s gives 300/s over the minute, only pending).
+  EXPECT_DOUBLE_EQ(evaluate(RateWindow({500, 500, 500, 500, 500, 0}, 0, 30), &notes, &pending),
+                   0);
+  EXPECT_DOUBLE_EQ(evaluate(RateWindow({500, 500, 500, 500, 500, 100}, 0, 30), &notes, &pending),
+                   (5 * 500 + 100) / 6.0);  // the window rate
+  EXPECT_TRUE(pending);
+  // A newest gap less far out than the interval (the step came a minute ago) leaves the
+  // interval's rate.
+  EXPECT_DOUBLE_EQ(evaluate(RateWindow({100, 100, 100, 100, 500, 450}, 0, 30), &notes, &pending),
+                   475);
+  EXPECT_EQ(notes.at(0),
+            "source: step detected: arrival rate 475/s over the last 1 min vs 100/s before; "
+            "target rate 475/s");
 
   // A window shorter than the interval plus something before it: nothing to compare.
   o.step_detection_interval = std::chrono::minutes(4);
