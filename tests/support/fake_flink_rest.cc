@@ -210,6 +210,7 @@ class FakeFlinkRestServer::Impl {
       if (seg[1] != job_.id) return Error(404, "Job " + seg[1] + " not found");
       if (seg.size() == 2) return HttpResponse::Json(200, JobDetails(job_, now_ms).dump());
       if (seg.size() == 3 && seg[2] == "metrics") return Plain(req, job_.job_metrics);
+      if (seg.size() == 3 && seg[2] == "checkpoints") return Checkpoints(job_);
       if (seg.size() == 6 && seg[2] == "vertices" && seg[4] == "subtasks" && seg[5] == "metrics") {
         for (const FakeFlinkVertex& v : job_.vertices) {
           if (v.id == seg[3]) return Aggregated(req, v.metrics);
@@ -218,6 +219,29 @@ class FakeFlinkRestServer::Impl {
       }
     }
     return Error(404, "Not found: " + req.target);
+  }
+
+  // CheckpointingStatistics with one completed checkpoint, or none.
+  static HttpResponse Checkpoints(const FakeFlinkJob& job) {
+    Json completed = nullptr;
+    if (job.last_checkpoint_duration_ms) {
+      completed = {{"className", "completed"},
+                   {"id", 1},
+                   {"status", "COMPLETED"},
+                   {"is_savepoint", false},
+                   {"end_to_end_duration", *job.last_checkpoint_duration_ms},
+                   {"checkpointed_size", 1024},
+                   {"state_size", 1024}};
+    }
+    const int n = job.last_checkpoint_duration_ms ? 1 : 0;
+    const Json body = {
+        {"counts", {{"restored", 0}, {"total", n}, {"in_progress", 0}, {"completed", n},
+                    {"failed", 0}}},
+        {"summary", Json::object()},
+        {"latest", {{"completed", completed}, {"savepoint", nullptr}, {"failed", nullptr},
+                    {"restored", nullptr}}},
+        {"history", completed.is_null() ? Json::array() : Json::array({completed})}};
+    return HttpResponse::Json(200, body.dump());
   }
 
   void Release() {

@@ -12,6 +12,8 @@
 //                                           and `[]` when ANY requested id has no value
 //   GET /jobs/:jid/metrics?get=...          non-aggregated: [{"id","value":"<string>"}]
 //   GET /jobmanager/metrics?get=...         non-aggregated, only the ids that exist
+//   GET /jobs/:jid/checkpoints              CheckpointingStatistics: counts, latest.completed
+//                                           (end_to_end_duration) or null
 //   anything else                           404 {"errors":["Not found: <uri>"]}
 //
 // Every path also answers under the /v1 prefix. Metrics are scripted per vertex as aggregates;
@@ -26,6 +28,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -71,6 +74,9 @@ struct FakeFlinkJob {
   int64_t running_since_ms = 0;  // timestamps.RUNNING
   std::vector<FakeFlinkVertex> vertices;
   std::map<std::string, std::string> job_metrics;  // /jobs/:jid/metrics, values as strings
+  // GET /jobs/:jid/checkpoints: latest.completed with this end_to_end_duration (ms); none (null)
+  // when unset.
+  std::optional<int64_t> last_checkpoint_duration_ms;
 };
 
 class FakeFlinkRestServer {

@@ -16,6 +16,8 @@
 //   4. GET /jobmanager/metrics?get=taskSlotsTotal,taskSlotsAvailable   values as strings
 //   5. GET /taskmanagers/metrics?get=<heap, managed, metaspace[, GC]>&agg=min,max,avg
 //                                             (the GC metric only if discovery lists it)
+//   6. GET /jobs/:jid/checkpoints             latest.completed.end_to_end_duration (optional: a
+//                                             failure is a note, not an error)
 //
 // and returns core::flink::RawSample, the value the decision core's metric window takes
 // (src/core/flink/metric_window.h), filled as the simulator's adapter fills it
@@ -32,7 +34,7 @@
 //   num_records_out             write-records;  accumulated_busy_time: accumulated-busy-time
 //   pending_records             sources: Σ over every *.pendingRecords (absent: lag 0, noted)
 //   job                         slots from the JobManager, heap / managed / metaspace / GC as
-//                               the max over TaskManagers
+//                               the max over TaskManagers, last_checkpoint_duration_ms
 //
 // Quirks handled: aggregated endpoints answer `[]` when any requested id has no value (the
 // collector then asks per metric, so one missing metric does not hide the others); values may be

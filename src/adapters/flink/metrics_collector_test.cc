@@ -255,6 +255,25 @@ TEST_F(MetricsCollectorTest, FinishedAndLegacyVertices) {
   EXPECT_TRUE(std::isnan(*c->sample.vertices.at(kSrc).busy_time_max));
 }
 
+TEST_F(MetricsCollectorTest, TheLatestCheckpointsDuration) {
+  // No completed checkpoint yet: no value, and no note (that is normal).
+  auto c = collector_->Collect(Ref(), kNow, kTimeout);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_FALSE(c->sample.job.last_checkpoint_duration_ms.has_value());
+  EXPECT_EQ(server_->CountRequests("/jobs/" + kJob + "/checkpoints"), 1);
+  server_->UpdateJob([](FakeFlinkJob& job) { job.last_checkpoint_duration_ms = 250000; });
+  c = collector_->Collect(Ref(), kNow, kTimeout);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->sample.job.last_checkpoint_duration_ms, 250000);
+  // The statistics failing is a note, not a failed collection.
+  server_->FailNext("/jobs/" + kJob + "/checkpoints", 500);
+  c = collector_->Collect(Ref(), kNow, kTimeout);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_FALSE(c->sample.job.last_checkpoint_duration_ms.has_value());
+  EXPECT_THAT(c->notes,
+              ::testing::Contains(HasSubstr("no checkpoint statistics: REST GET /jobs/")));
+}
+
 TEST_F(MetricsCollectorTest, JobNotRunningFetchesOnlyTheDetails) {
   server_->UpdateJob([](FakeFlinkJob& job) { job.state = "RESTARTING"; });
   auto c = collector_->Collect(Ref(), kNow, kTimeout);

@@ -181,7 +181,8 @@ void TrimHistory(std::vector<T>* v, size_t max_count, TimePoint oldest_allowed, 
 
 }  // namespace
 
-Millis EffectiveRestartTime(const AutoscalerState& state, const AutoscalerOptions& o) {
+Millis EffectiveRestartTime(const AutoscalerState& state, const AutoscalerOptions& o,
+                            std::string* source) {
   if (o.restart_time_tracking_enabled) {
     std::optional<Millis> longest;
     for (const ScalingRecord& r : state.scaling_tracking) {
@@ -191,8 +192,23 @@ Millis EffectiveRestartTime(const AutoscalerState& state, const AutoscalerOption
       }
       if (took && (!longest || *took > *longest)) longest = took;
     }
-    if (longest) return std::min(*longest, o.restart_time_tracking_limit);
+    if (longest) {
+      if (source) *source = "the longest tracked restart";
+      return std::min(*longest, o.restart_time_tracking_limit);
+    }
   }
+  if (o.restart_time_from_checkpoint) {
+    // The newest sample that knows the latest checkpoint's duration.
+    for (auto it = state.metric_window.rbegin(); it != state.metric_window.rend(); ++it) {
+      auto m = it->global.find(kMetricLastCheckpointDuration);
+      if (m == it->global.end() || !(m->second >= 0)) continue;
+      const Millis checkpoint{std::llround(m->second * 1000)};
+      if (checkpoint <= o.restart_time) break;
+      if (source) *source = "the last checkpoint's duration";
+      return std::min(checkpoint, std::max(o.restart_time, o.restart_time_tracking_limit));
+    }
+  }
+  if (source) *source = "restart.time";
   return o.restart_time;
 }
 
@@ -293,7 +309,8 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
   }
 
   // 2. Evaluate.
-  const Millis restart_time = EffectiveRestartTime(state, o);
+  std::string restart_source;
+  const Millis restart_time = EffectiveRestartTime(state, o, &restart_source);
   bool backlog = false;
   std::vector<std::string> evaluate_notes;
   bool step_pending = false;
@@ -303,6 +320,9 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
   SetCurrent(&res.evaluated.global, kMetricRestartTime,
              std::chrono::duration<double>(restart_time).count());
   log.Note("evaluate", "restart time " + FormatFlinkDuration(restart_time) +
+                           (restart_source == "the last checkpoint's duration"
+                                ? " (" + restart_source + ")"
+                                : "") +
                            (backlog ? "; processing backlog: utilization band is [0, 1]" : ""));
   for (std::string& note : evaluate_notes) log.Note("evaluate", std::move(note));
   for (const VertexInfo& v : in.topology.vertices) {

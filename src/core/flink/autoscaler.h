@@ -86,7 +86,11 @@ AutoscalerState CommitScaling(AutoscalerState state, const ScalingSummaries& app
 std::string ScalingReportLines(const ScalingSummaries& summaries);
 
 // restart.time, or with restart.time-tracking.enabled the longest tracked restart capped by
-// restart.time-tracking.limit.
-Millis EffectiveRestartTime(const AutoscalerState& state, const AutoscalerOptions& options);
+// restart.time-tracking.limit; without a tracked restart and with
+// restart.time-from-checkpoint.enabled, the latest checkpoint's duration in the metric window
+// where that is longer (capped by the limit too). `source`, when given, names where the value
+// came from, for the decision log.
+Millis EffectiveRestartTime(const AutoscalerState& state, const AutoscalerOptions& options,
+                            std::string* source = nullptr);
 
 }  // namespace trimtab::core::flink

@@ -189,6 +189,8 @@ StatusOr<RawSample> RawSampleFromJson(const Json& j, const std::string& path) {
     TRIMTAB_RETURN_IF_ERROR(jr.OptionalDouble("metaspaceUsed", &m.metaspace_used));
     TRIMTAB_RETURN_IF_ERROR(jr.OptionalDouble("taskSlotsTotal", &m.task_slots_total));
     TRIMTAB_RETURN_IF_ERROR(jr.OptionalDouble("taskSlotsAvailable", &m.task_slots_available));
+    TRIMTAB_RETURN_IF_ERROR(
+        jr.OptionalDouble("lastCheckpointDurationMs", &m.last_checkpoint_duration_ms));
     if (const Json* c = jr.Get("custom")) {
       TRIMTAB_ASSIGN_OR_RETURN(m.custom, NumberMapFromJson(*c, jr.FieldPath("custom")));
     }
@@ -242,6 +244,7 @@ Json RawSampleToJson(const RawSample& s) {
   put(&job, "metaspaceUsed", s.job.metaspace_used);
   put(&job, "taskSlotsTotal", s.job.task_slots_total);
   put(&job, "taskSlotsAvailable", s.job.task_slots_available);
+  put(&job, "lastCheckpointDurationMs", s.job.last_checkpoint_duration_ms);
   if (!s.job.custom.empty()) job["custom"] = NumberMapToJson(s.job.custom);
   Json out = {{"time", FormatTime(s.time)}, {"vertices", vertices}};
   if (!job.empty()) out["job"] = job;

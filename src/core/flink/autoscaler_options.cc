@@ -263,6 +263,8 @@ StatusOr<AutoscalerOptions> ParseAutoscalerOptions(
   TRIMTAB_RETURN_IF_ERROR(r.Bool("observed-capacity.enabled", &o.observed_capacity_enabled));
   TRIMTAB_RETURN_IF_ERROR(r.Duration("scale-down.follow-through.window",
                                      &o.scale_down_follow_through_window));
+  TRIMTAB_RETURN_IF_ERROR(
+      r.Bool("restart.time-from-checkpoint.enabled", &o.restart_time_from_checkpoint));
   TRIMTAB_RETURN_IF_ERROR(r.Double("scale-down.hot-key.marginal-capacity",
                                    &o.scale_down_hot_key_marginal_capacity));
   TRIMTAB_RETURN_IF_ERROR(r.Bool("scaling.effectiveness.detection.enabled",

@@ -126,6 +126,11 @@ struct AutoscalerOptions {
   // (never to a parallelism its history showed too small). 0 = off: the band may keep the vertex
   // where the scale-down stopped for as long as the load stays.
   Millis scale_down_follow_through_window{0};
+  // trimtab extension (docs/eval-flink.md, "Restart time from the last checkpoint"): until a
+  // restart has been tracked, the restart time is at least the latest completed checkpoint's
+  // end-to-end duration (capped by restart.time-tracking.limit): restoring the state takes about
+  // as long as writing it, and a job with 50 GB of state does not restart in restart.time's 20 s.
+  bool restart_time_from_checkpoint = false;
   // trimtab extension (docs/eval-flink.md, "Hot-key scale-down"): inside its utilization band, a
   // vertex sized by CAPACITY whose busiest subtask is at least twice as busy as the mean (a hot
   // key) scales down, by at most half, when its last subtasks each add less than this fraction

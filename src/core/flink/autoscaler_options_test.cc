@@ -201,6 +201,19 @@ TEST(AutoscalerOptionsTest, ScaleDownFollowThroughKey) {
       << bad.status().message();
 }
 
+TEST(AutoscalerOptionsTest, RestartTimeFromCheckpointKey) {
+  EXPECT_FALSE(ParseAutoscalerOptions({})->restart_time_from_checkpoint);  // upstream
+  auto on = ParseAutoscalerOptions(
+      {{"job.autoscaler.restart.time-from-checkpoint.enabled", "true"}});
+  ASSERT_TRUE(on.ok()) << on.status().ToString();
+  EXPECT_TRUE(on->restart_time_from_checkpoint);
+  EXPECT_TRUE(on->ignored_keys.empty());
+  const std::string key = "job.autoscaler.restart.time-from-checkpoint.enabled";
+  auto bad = ParseAutoscalerOptions({{key, "yes!"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message().rfind(key + ": ", 0), 0u) << bad.status().message();
+}
+
 TEST(AutoscalerOptionsTest, ScaleDownHotKeyKey) {
   EXPECT_EQ(ParseAutoscalerOptions({})->scale_down_hot_key_marginal_capacity, 0);  // off
   auto on =

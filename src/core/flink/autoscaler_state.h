@@ -35,6 +35,8 @@ inline constexpr const char kMetricHeapMemoryUsed[] = "HEAP_MEMORY_USED";
 inline constexpr const char kMetricManagedMemoryUsed[] = "MANAGED_MEMORY_USED";
 inline constexpr const char kMetricMetaspaceMemoryUsed[] = "METASPACE_MEMORY_USED";
 inline constexpr const char kMetricRecommendedParallelism[] = "RECOMMENDED_PARALLELISM";
+// Job-wide, seconds: the latest completed checkpoint's end-to-end duration (collected).
+inline constexpr const char kMetricLastCheckpointDuration[] = "LAST_CHECKPOINT_DURATION";
 
 // One collected sample (upstream CollectedMetrics): ScalingMetric name -> value, per vertex and
 // job-wide. A missing name means "not available" (upstream NaN). Values may be +inf

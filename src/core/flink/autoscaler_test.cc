@@ -196,6 +196,39 @@ TEST(AutoscalerCycleTest, RestartTimeIsAJobWideMetricForTheChain) {
   EXPECT_EQ(Current(r->evaluated.global, kMetricRestartTime), 20);
 }
 
+TEST(AutoscalerCycleTest, RestartTimeFromTheLastCheckpointUntilARestartIsTracked) {
+  // A job whose last checkpoint took 250 s, with restart.time 20 s.
+  std::vector<RawSample> samples = Samples(kT0, 50, 100);
+  for (RawSample& s : samples) s.job.last_checkpoint_duration_ms = 250000;
+  AutoscalerInput in = Input(4, kT0, samples);
+  in.configuration["job.autoscaler.restart.time"] = "20 s";
+  in.configuration["job.autoscaler.restart.time-tracking.enabled"] = "true";
+  auto r = RunAutoscalerCycle(in, {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(Current(r->evaluated.global, kMetricRestartTime), 20);  // off: as upstream
+  in.configuration["job.autoscaler.restart.time-from-checkpoint.enabled"] = "true";
+  r = RunAutoscalerCycle(in, {});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(Current(r->evaluated.global, kMetricRestartTime), 250);
+  EXPECT_EQ(r->log.stages.at("evaluate").front(),
+            "restart time 250 s (the last checkpoint's duration)");
+
+  // Capped by restart.time-tracking.limit; a shorter checkpoint leaves restart.time.
+  AutoscalerOptions o = *ParseAutoscalerOptions(in.configuration);
+  AutoscalerState state = r->state;
+  std::string source;
+  o.restart_time_tracking_limit = std::chrono::minutes(2);
+  EXPECT_EQ(EffectiveRestartTime(state, o, &source), std::chrono::minutes(2));
+  for (CollectedSample& s : state.metric_window) s.global[kMetricLastCheckpointDuration] = 5;
+  EXPECT_EQ(EffectiveRestartTime(state, o, &source), std::chrono::seconds(20));
+  EXPECT_EQ(source, "restart.time");
+  // A tracked restart takes over.
+  state.scaling_tracking.push_back({kT0, {{"v", 2}}, std::chrono::seconds(90), std::nullopt});
+  for (CollectedSample& s : state.metric_window) s.global[kMetricLastCheckpointDuration] = 250;
+  EXPECT_EQ(EffectiveRestartTime(state, o, &source), std::chrono::seconds(90));
+  EXPECT_EQ(source, "the longest tracked restart");
+}
+
 TEST(AutoscalerCycleTest, CommitFalseLeavesBookkeepingToTheCaller) {
   AutoscalerInput in = Input(4, kT0, Samples(kT0, 50, 100));
   in.commit = false;

@@ -425,9 +425,11 @@ TEST(CollectSampleTest, LoadRoundingLagAndObservedTpr) {
   raw.vertices["sink"] = {.busy_time_max = 0.0004, .num_records_in = 500,
                           .num_records_in_per_second = 50};
   raw.job = {.gc_time_ms_per_second = 250, .heap_used = 300, .heap_max = 1200,
-             .task_slots_total = 8, .task_slots_available = 3};
+             .task_slots_total = 8, .task_slots_available = 3,
+             .last_checkpoint_duration_ms = 1500};
   auto s = CollectSample(raw, t, o, {}, "samples[0]");
   ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_DOUBLE_EQ(s->global.at(kMetricLastCheckpointDuration), 1.5);  // seconds
   EXPECT_DOUBLE_EQ(s->vertices.at("source").at(kMetricLoad), 0.512);
   EXPECT_DOUBLE_EQ(s->vertices.at("sink").at(kMetricLoad), 0.0000004);  // would round to 0
   EXPECT_DOUBLE_EQ(s->vertices.at("source").at(kMetricLag), 3000);

@@ -143,6 +143,9 @@ StatusOr<CollectedSample> CollectSample(const RawSample& raw, const JobTopology&
   }
   Put(&out.global, kMetricManagedMemoryUsed, j.managed_memory_used);
   Put(&out.global, kMetricMetaspaceMemoryUsed, j.metaspace_used);
+  if (j.last_checkpoint_duration_ms) {
+    Put(&out.global, kMetricLastCheckpointDuration, *j.last_checkpoint_duration_ms / 1000);
+  }
   if (j.task_slots_total && j.task_slots_available) {
     Put(&out.global, kMetricNumTaskSlotsUsed, *j.task_slots_total - *j.task_slots_available);
   }

@@ -47,6 +47,9 @@ struct RawJobMetrics {
   std::optional<double> metaspace_used;
   std::optional<double> task_slots_total;
   std::optional<double> task_slots_available;
+  // End-to-end duration of the latest completed checkpoint, ms (GET /jobs/:jid/checkpoints,
+  // latest.completed.end_to_end_duration); absent before the first one.
+  std::optional<double> last_checkpoint_duration_ms;
   // Declared TaskManager- and job-scope custom metrics (custom_metrics.h): name -> value.
   std::map<std::string, double> custom;
 };

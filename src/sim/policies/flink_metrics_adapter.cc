@@ -43,6 +43,9 @@ core::flink::RawSample ToAutoscalerSample(const JobMetrics& m, TimePoint time) {
   const double total = static_cast<double>(m.task_managers) * m.slots_per_task_manager;
   raw.job.task_slots_total = total;
   raw.job.task_slots_available = std::max(0.0, total - m.slots);
+  if (m.completed_checkpoints > 0) {
+    raw.job.last_checkpoint_duration_ms = m.last_checkpoint_duration_seconds * 1000;
+  }
   return raw;
 }
 

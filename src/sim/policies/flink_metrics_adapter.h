@@ -14,7 +14,8 @@
 //   pendingRecords             sources: sum over subtasks (Kafka lag)
 //   backPressuredTimeMsPerSecond  avg over subtasks
 //   job: gcTimeMsPerSecond, heapUsed, heapMax (per TaskManager: the REST max over TaskManagers,
-//        which equals the model's per-TaskManager value), taskSlotsTotal / taskSlotsAvailable.
+//        which equals the model's per-TaskManager value), taskSlotsTotal / taskSlotsAvailable,
+//        lastCheckpointDurationMs (once a checkpoint has completed).
 //
 // Thread-safety: pure functions.
 #pragma once
