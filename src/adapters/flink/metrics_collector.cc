@@ -8,6 +8,8 @@
 #include <regex>
 #include <tuple>
 
+#include "adapters/flink/rest_client.h"
+
 namespace trimtab::adapters {
 namespace {
 
@@ -76,13 +78,6 @@ std::string ErrorSummary(const Json& body, std::string_view raw) {
 std::string StringOr(const Json& object, const char* field, std::string fallback = "") {
   auto it = object.find(field);
   return it != object.end() && it->is_string() ? it->get<std::string>() : fallback;
-}
-
-// The field of `object` (nullptr when it is not an object or lacks the field).
-const Json* Find(const Json& object, const char* field) {
-  if (!object.is_object()) return nullptr;
-  auto it = object.find(field);
-  return it == object.end() ? nullptr : &*it;
 }
 
 // Reads an integer field of `object`; `where` names the object in errors.
@@ -595,12 +590,10 @@ StatusOr<FlinkCollection> FlinkMetricsCollector::Collect(const FlinkJobRef& job,
   StatusOr<Json> checkpoints = GetJson(base, "/jobs/" + job.job_id + "/checkpoints", timeout);
   if (!checkpoints.ok()) {
     c.notes.push_back("no checkpoint statistics: " + checkpoints.status().message());
-  } else if (const Json* latest = Find(*checkpoints, "latest"); latest && latest->is_object()) {
-    if (const Json* completed = Find(*latest, "completed"); completed && completed->is_object()) {
-      if (const Json* d = Find(*completed, "end_to_end_duration"); d && d->is_number()) {
-        c.sample.job.last_checkpoint_duration_ms = d->get<double>();
-      }
-    }
+  } else if (const std::optional<flink::CheckpointRecord> latest =
+                 flink::ParseCheckpointStats(*checkpoints).latest_completed;
+             latest && latest->end_to_end_duration) {
+    c.sample.job.last_checkpoint_duration_ms = static_cast<double>(*latest->end_to_end_duration);
   }
   return c;
 }

@@ -46,6 +46,9 @@ CheckpointRecord Record(const Json& j) {
   r.trigger_timestamp = Int(j, "trigger_timestamp");
   r.latest_ack_timestamp = Int(j, "latest_ack_timestamp");
   r.state_size = Int(j, "state_size");
+  if (auto d = j.find("end_to_end_duration"); d != j.end() && d->is_number()) {
+    r.end_to_end_duration = Int(j, "end_to_end_duration");
+  }
   return r;
 }
 
@@ -229,7 +232,12 @@ StatusOr<ClusterConfig> FlinkRestClient::Config() const {
 StatusOr<CheckpointStats> FlinkRestClient::Checkpoints(const std::string& job_id) const {
   const std::string path = "/jobs/" + job_id + "/checkpoints";
   TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("GET", path, "GET " + path));
+  return ParseCheckpointStats(doc);
+}
+
+CheckpointStats ParseCheckpointStats(const Json& doc) {
   CheckpointStats out;
+  if (!doc.is_object()) return out;
   if (auto counts = doc.find("counts"); counts != doc.end() && counts->is_object()) {
     out.in_progress = Int(*counts, "in_progress");
     out.completed = Int(*counts, "completed");

@@ -75,6 +75,7 @@ struct CheckpointRecord {
   int64_t trigger_timestamp = 0;
   int64_t latest_ack_timestamp = 0;
   int64_t state_size = 0;
+  std::optional<int64_t> end_to_end_duration;  // ms; absent when not a number
 };
 
 struct CheckpointStats {
@@ -86,6 +87,9 @@ struct CheckpointStats {
   std::optional<CheckpointRecord> latest_failed;
   std::vector<CheckpointRecord> history;  // newest first
 };
+
+// The body of GET /jobs/:jid/checkpoints (CheckpointingStatistics); missing parts stay empty.
+CheckpointStats ParseCheckpointStats(const Json& doc);
 
 // Result of an asynchronous operation poll.
 struct AsyncOperation {
