@@ -181,6 +181,12 @@ void TrimHistory(std::vector<T>* v, size_t max_count, TimePoint oldest_allowed, 
 
 }  // namespace
 
+namespace {
+// EffectiveRestartTime's `source` when the value is the last checkpoint's duration: the decision
+// log names it.
+constexpr const char kRestartTimeFromCheckpoint[] = "the last checkpoint's duration";
+}  // namespace
+
 Millis EffectiveRestartTime(const AutoscalerState& state, const AutoscalerOptions& o,
                             std::string* source) {
   if (o.restart_time_tracking_enabled) {
@@ -204,7 +210,7 @@ Millis EffectiveRestartTime(const AutoscalerState& state, const AutoscalerOption
       if (m == it->global.end() || !(m->second >= 0)) continue;
       const Millis checkpoint{std::llround(m->second * 1000)};
       if (checkpoint <= o.restart_time) break;
-      if (source) *source = "the last checkpoint's duration";
+      if (source) *source = kRestartTimeFromCheckpoint;
       return std::min(checkpoint, std::max(o.restart_time, o.restart_time_tracking_limit));
     }
   }
@@ -320,7 +326,7 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
   SetCurrent(&res.evaluated.global, kMetricRestartTime,
              std::chrono::duration<double>(restart_time).count());
   log.Note("evaluate", "restart time " + FormatFlinkDuration(restart_time) +
-                           (restart_source == "the last checkpoint's duration"
+                           (restart_source == kRestartTimeFromCheckpoint
                                 ? " (" + restart_source + ")"
                                 : "") +
                            (backlog ? "; processing backlog: utilization band is [0, 1]" : ""));

@@ -239,6 +239,7 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
   const int num_partitions = static_cast<int>(Current(*metrics, kMetricNumSourcePartitions));
   const int max_parallelism = static_cast<int>(Current(*metrics, kMetricMaxParallelism));
   const double imbalance = Average(*metrics, kMetricLoadImbalance);
+  const int units = AlignmentUnits(in.has_hash_input, num_partitions, max_parallelism);
   int new_p = ScaleParallelism(current, in.has_hash_input,
                                num_partitions > 0 ? num_partitions : 0, max_parallelism,
                                scale_factor, lower, upper, o.alignment_mode,
@@ -294,7 +295,6 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
   std::optional<HotKeyScaleDown> hot_key;
   if (o.scale_down_hot_key_marginal_capacity > 0 && !held && new_p <= current &&
       o.alignment_mode == AlignmentMode::kCapacity) {
-    const int units = AlignmentUnits(in.has_hash_input, num_partitions, max_parallelism);
     const double catch_up = Current(*metrics, kMetricCatchUpDataRate);
     const bool caught_up = !(catch_up > 0.01 * Average(*metrics, kMetricTargetDataRate));
     if (units > 0 && caught_up && !OutsideUtilizationBound(*metrics)) {
@@ -323,7 +323,6 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
   const int base_p = floor ? floor->observed_parallelism : current;
   const double base_tpr = floor ? floor->observed_rate : tpr;
   double gain = static_cast<double>(new_p) / base_p;
-  const int units = AlignmentUnits(in.has_hash_input, num_partitions, max_parallelism);
   if (o.alignment_mode == AlignmentMode::kCapacity && units > 0) {
     gain = CapacityGain(units, base_p, new_p, o.busy_time_aggregator,
                         HotKeyExcess(units, base_p, imbalance));
