@@ -45,9 +45,9 @@ std::optional<double> SourcesLag(const JobTopology& t, const CollectedSample& s)
     if (!t.IsSource(v.id)) continue;
     auto it = s.vertices.find(v.id);
     if (it == s.vertices.end()) return std::nullopt;
-    auto m = it->second.find(kMetricLag);
-    if (m == it->second.end()) return std::nullopt;
-    lag += m->second;
+    const double source_lag = it->second.Get(CollectedMetric::kLag);
+    if (std::isnan(source_lag)) return std::nullopt;
+    lag += source_lag;
   }
   return lag;
 }
@@ -206,9 +206,9 @@ Millis EffectiveRestartTime(const AutoscalerState& state, const AutoscalerOption
   if (o.restart_time_from_checkpoint) {
     // The newest sample that knows the latest checkpoint's duration.
     for (auto it = state.metric_window.rbegin(); it != state.metric_window.rend(); ++it) {
-      auto m = it->global.find(kMetricLastCheckpointDuration);
-      if (m == it->global.end() || !(m->second >= 0)) continue;
-      const Millis checkpoint{std::llround(m->second * 1000)};
+      const double seconds = it->global.Get(CollectedMetric::kLastCheckpointDuration);
+      if (!(seconds >= 0)) continue;  // absent (NaN) or negative
+      const Millis checkpoint{std::llround(seconds * 1000)};
       if (checkpoint <= o.restart_time) break;
       if (source) *source = kRestartTimeFromCheckpoint;
       return std::min(checkpoint, std::max(o.restart_time, o.restart_time_tracking_limit));

@@ -38,6 +38,22 @@ Json NumberMapToJson(const std::map<std::string, double>& m) {
   return j;
 }
 
+Json SampleValuesToJson(const SampleValues& values) {
+  Json j = Json::object();
+  values.ForEach([&](std::string_view name, double v) { j[std::string(name)] = NumberToJson(v); });
+  return j;
+}
+
+StatusOr<SampleValues> SampleValuesFromJson(const Json& j, const std::string& path) {
+  TRIMTAB_RETURN_IF_ERROR(Expect(j.is_object(), path, "an object"));
+  SampleValues out;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    TRIMTAB_ASSIGN_OR_RETURN(const double v, NumberFromJson(it.value(), JoinPath(path, it.key())));
+    out.Set(it.key(), v);
+  }
+  return out;
+}
+
 StatusOr<std::map<std::string, double>> NumberMapFromJson(const Json& j, const std::string& path) {
   TRIMTAB_RETURN_IF_ERROR(Expect(j.is_object(), path, "an object"));
   std::map<std::string, double> out;
@@ -86,12 +102,12 @@ StatusOr<CollectedSample> CollectedSampleFromJson(const Json& j, const std::stri
     TRIMTAB_RETURN_IF_ERROR(Expect(v->is_object(), r.FieldPath("vertices"), "an object"));
     for (auto it = v->begin(); it != v->end(); ++it) {
       TRIMTAB_ASSIGN_OR_RETURN(s.vertices[it.key()],
-                               NumberMapFromJson(it.value(),
-                                                 JoinPath(r.FieldPath("vertices"), it.key())));
+                               SampleValuesFromJson(it.value(),
+                                                    JoinPath(r.FieldPath("vertices"), it.key())));
     }
   }
   if (const Json* g = r.Get("global")) {
-    TRIMTAB_ASSIGN_OR_RETURN(s.global, NumberMapFromJson(*g, r.FieldPath("global")));
+    TRIMTAB_ASSIGN_OR_RETURN(s.global, SampleValuesFromJson(*g, r.FieldPath("global")));
   }
   TRIMTAB_RETURN_IF_ERROR(r.NoUnknownFields());
   return s;
@@ -381,9 +397,10 @@ Json ToJson(const AutoscalerState& s) {
   Json window = Json::array();
   for (const CollectedSample& c : s.metric_window) {
     Json vertices = Json::object();
-    for (const auto& [id, m] : c.vertices) vertices[id] = NumberMapToJson(m);
-    window.push_back(
-        {{"time", FormatTime(c.time)}, {"vertices", vertices}, {"global", NumberMapToJson(c.global)}});
+    for (const auto& [id, m] : c.vertices) vertices[id] = SampleValuesToJson(m);
+    window.push_back({{"time", FormatTime(c.time)},
+                      {"vertices", vertices},
+                      {"global", SampleValuesToJson(c.global)}});
   }
   Json history = Json::object();
   for (const auto& [id, entries] : s.scaling_history) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "core/flink/sample_values.h"
 #include "core/hpa/state.h"
 #include "core/scaling_types.h"
 
@@ -39,12 +40,12 @@ inline constexpr const char kMetricRecommendedParallelism[] = "RECOMMENDED_PARAL
 inline constexpr const char kMetricLastCheckpointDuration[] = "LAST_CHECKPOINT_DURATION";
 
 // One collected sample (upstream CollectedMetrics): ScalingMetric name -> value, per vertex and
-// job-wide. A missing name means "not available" (upstream NaN). Values may be +inf
-// (OBSERVED_TPR when nothing flows).
+// job-wide (sample_values.h). A missing name means "not available" (upstream NaN). Values may be
+// +inf (OBSERVED_TPR when nothing flows).
 struct CollectedSample {
   TimePoint time;
-  std::map<VertexId, std::map<std::string, double>> vertices;
-  std::map<std::string, double> global;
+  std::map<VertexId, SampleValues> vertices;
+  SampleValues global;
 };
 
 struct ScalingHistoryEntry {

@@ -219,12 +219,12 @@ TEST(AutoscalerCycleTest, RestartTimeFromTheLastCheckpointUntilARestartIsTracked
   std::string source;
   o.restart_time_tracking_limit = std::chrono::minutes(2);
   EXPECT_EQ(EffectiveRestartTime(state, o, &source), std::chrono::minutes(2));
-  for (CollectedSample& s : state.metric_window) s.global[kMetricLastCheckpointDuration] = 5;
+  for (CollectedSample& s : state.metric_window) s.global.Set(kMetricLastCheckpointDuration, 5);
   EXPECT_EQ(EffectiveRestartTime(state, o, &source), std::chrono::seconds(20));
   EXPECT_EQ(source, "restart.time");
   // A tracked restart takes over.
   state.scaling_tracking.push_back({kT0, {{"v", 2}}, std::chrono::seconds(90), std::nullopt});
-  for (CollectedSample& s : state.metric_window) s.global[kMetricLastCheckpointDuration] = 250;
+  for (CollectedSample& s : state.metric_window) s.global.Set(kMetricLastCheckpointDuration, 250);
   EXPECT_EQ(EffectiveRestartTime(state, o, &source), std::chrono::seconds(90));
   EXPECT_EQ(source, "the longest tracked restart");
 }

@@ -46,14 +46,9 @@ std::map<std::string, const MetricRequirement*> ByName(const std::vector<Declare
 
 // The value of `name` in one collected sample (NaN when absent). `vertex` empty = job-wide.
 double ValueIn(const CollectedSample& s, const std::string& name, const VertexId& vertex) {
-  const std::map<std::string, double>* m = &s.global;
-  if (!vertex.empty()) {
-    auto vit = s.vertices.find(vertex);
-    if (vit == s.vertices.end()) return kNaN;
-    m = &vit->second;
-  }
-  auto it = m->find(name);
-  return it == m->end() ? kNaN : it->second;
+  if (vertex.empty()) return s.global.Get(name);
+  auto vit = s.vertices.find(vertex);
+  return vit == s.vertices.end() ? kNaN : vit->second.Get(name);
 }
 
 // Adds {current, average} of `name` to `out` when at least one of them is known.

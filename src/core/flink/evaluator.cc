@@ -20,52 +20,23 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-double Lookup(const CollectedSample& s, const std::string& metric, const VertexId& vertex) {
-  const std::map<std::string, double>* m = &s.global;
-  if (!vertex.empty()) {
-    auto it = s.vertices.find(vertex);
-    if (it == s.vertices.end()) return kNaN;
-    m = &it->second;
-  }
-  auto it = m->find(metric);
-  return it == m->end() ? kNaN : it->second;
+double Lookup(const CollectedSample& s, std::string_view metric, const VertexId& vertex) {
+  if (vertex.empty()) return s.global.Get(metric);
+  auto it = s.vertices.find(vertex);
+  return it == s.vertices.end() ? kNaN : it->second.Get(metric);
 }
 
-// The collected metrics EvaluateMetrics reads, per vertex and job-wide.
-enum VertexMetric : size_t {
-  kNumRecordsIn,
-  kNumRecordsOut,
-  kLag,
-  kLoad,
-  kAccumulatedBusyTime,
-  kNumRecordsInPerSecond,
-  kObservedTpr,
-  kNumVertexMetrics,
-};
-constexpr std::string_view kVertexMetricNames[] = {
-    kMetricNumRecordsIn,        kMetricNumRecordsOut,         kMetricLag,         kMetricLoad,
-    kMetricAccumulatedBusyTime, kMetricNumRecordsInPerSecond, kMetricObservedTpr,
-};
-static_assert(std::size(kVertexMetricNames) == kNumVertexMetrics);
+double Lookup(const CollectedSample& s, CollectedMetric metric, const VertexId& vertex) {
+  if (vertex.empty()) return s.global.Get(metric);
+  auto it = s.vertices.find(vertex);
+  return it == s.vertices.end() ? kNaN : it->second.Get(metric);
+}
 
-enum JobMetric : size_t {
-  kGcPressure,
-  kHeapMaxUsageRatio,
-  kHeapMemoryUsed,
-  kManagedMemoryUsed,
-  kMetaspaceMemoryUsed,
-  kNumTaskSlotsUsed,
-  kNumJobMetrics,
-};
-constexpr std::string_view kJobMetricNames[] = {
-    kMetricGcPressure,        kMetricHeapMaxUsageRatio,   kMetricHeapMemoryUsed,
-    kMetricManagedMemoryUsed, kMetricMetaspaceMemoryUsed, kMetricNumTaskSlotsUsed,
-};
-static_assert(std::size(kJobMetricNames) == kNumJobMetrics);
+using M = CollectedMetric;
 
 // EvaluateMetrics reads the same few metrics of the same vertices over and over (rates, window
 // averages, edge ratios, step checks). Resolving the window once into plain columns of doubles
-// (NaN = absent) spares two string-keyed map finds per sample on every one of those reads.
+// (NaN = absent) spares a map find per sample on every one of those reads.
 class WindowTable {
  public:
   // Columns for the job-wide metrics and for each vertex of `vertices`.
@@ -73,86 +44,67 @@ class WindowTable {
 
   const Window& window() const { return w_; }
   // `metric` of `vertex` (empty = job-wide, as in GetRate) in every sample of the window.
-  std::span<const double> Values(const VertexId& vertex, VertexMetric metric) const;
-  std::span<const double> JobValues(JobMetric metric) const {
-    return {job_values_.data() + metric * w_.size(), w_.size()};
+  std::span<const double> Values(const VertexId& vertex, CollectedMetric metric) const;
+  std::span<const double> JobValues(CollectedMetric metric) const {
+    return {Column(vertices_.size() + 1, metric), w_.size()};
   }
   // The value in the latest sample. REQUIRES: a non-empty window.
-  double Latest(const VertexId& vertex, VertexMetric metric) const {
+  double Latest(const VertexId& vertex, CollectedMetric metric) const {
     return Values(vertex, metric).back();
   }
-  double LatestJob(JobMetric metric) const { return JobValues(metric).back(); }
+  double LatestJob(CollectedMetric metric) const { return JobValues(metric).back(); }
 
  private:
-  // Sample `sample` of the columns starting at `columns`, one per name in `kNames`.
-  template <const auto& kNames>
-  void Fill(const std::map<std::string, double>& metrics, double* columns, size_t sample);
-  double* VertexColumns(size_t row) {
-    return vertex_values_.data() + row * kNumVertexMetrics * w_.size();
+  // Rows: one per vertex, one more past them for unknown ids (always NaN), and the job's last.
+  const double* Column(size_t row, CollectedMetric metric) const {
+    return values_.data() + (row * kNumCollectedMetrics + static_cast<size_t>(metric)) * w_.size();
   }
+  void Fill(const SampleValues& values, size_t row, size_t sample);
 
   const Window& w_;
-  std::vector<VertexId> vertices_;  // sorted; one more row past the end stays NaN (unknown ids)
+  std::vector<VertexId> vertices_;  // sorted
   // The table is rebuilt every cycle; a few KB from the heap would take malloc's slow path, so
   // the values live in this buffer unless the window is unusually large.
   std::array<std::byte, 16384> buffer_;
   std::pmr::monotonic_buffer_resource arena_{buffer_.data(), buffer_.size()};
-  std::pmr::vector<double> job_values_{&arena_};     // [metric][sample]
-  std::pmr::vector<double> vertex_values_{&arena_};  // [row][metric][sample]
+  std::pmr::vector<double> values_{&arena_};  // [row][metric][sample]
 };
 
 WindowTable::WindowTable(const Window& w, std::vector<VertexId> vertices)
     : w_(w), vertices_(std::move(vertices)) {
   std::sort(vertices_.begin(), vertices_.end());
   vertices_.erase(std::unique(vertices_.begin(), vertices_.end()), vertices_.end());
-  job_values_.assign(kNumJobMetrics * w.size(), kNaN);
-  vertex_values_.assign((vertices_.size() + 1) * kNumVertexMetrics * w.size(), kNaN);
+  const size_t job_row = vertices_.size() + 1;
+  values_.assign((job_row + 1) * kNumCollectedMetrics * w.size(), kNaN);
   for (size_t sample = 0; sample < w.size(); ++sample) {
     const CollectedSample& s = w[sample];
-    Fill<kJobMetricNames>(s.global, job_values_.data(), sample);
+    Fill(s.global, job_row, sample);
     // vertices_ and s.vertices are both sorted by id: walk them side by side instead of a find
     // per vertex.
     auto it = s.vertices.begin();
     for (size_t row = 0; row < vertices_.size(); ++row) {
       const VertexId& id = vertices_[row];
       if (id.empty()) {
-        Fill<kVertexMetricNames>(s.global, VertexColumns(row), sample);
+        Fill(s.global, row, sample);
         continue;
       }
       while (it != s.vertices.end() && it->first < id) ++it;
-      if (it != s.vertices.end() && it->first == id) {
-        Fill<kVertexMetricNames>(it->second, VertexColumns(row), sample);
-      }
+      if (it != s.vertices.end() && it->first == id) Fill(it->second, row, sample);
     }
   }
 }
 
-// The index of `name` in `kNames`, or its size. This runs for every metric of every sample: with
-// the names' lengths known at compile time, each comparison compiles to a few inline loads
-// instead of a memcmp call.
-template <const auto& kNames, size_t... I>
-size_t IndexOf(std::string_view name, std::index_sequence<I...>) {
-  size_t index = sizeof...(I);
-  (void)((name.size() == kNames[I].size() &&
-          std::memcmp(name.data(), kNames[I].data(), kNames[I].size()) == 0 && (index = I, true)) ||
-         ...);
-  return index;
-}
-
-template <const auto& kNames>
-void WindowTable::Fill(const std::map<std::string, double>& metrics, double* columns,
-                       size_t sample) {
-  constexpr size_t kCount = std::size(kNames);
-  for (const auto& [name, value] : metrics) {
-    const size_t metric = IndexOf<kNames>(name, std::make_index_sequence<kCount>());
-    if (metric < kCount) columns[metric * w_.size() + sample] = value;
+void WindowTable::Fill(const SampleValues& values, size_t row, size_t sample) {
+  for (size_t m = 0; m < kNumCollectedMetrics; ++m) {
+    const auto metric = static_cast<CollectedMetric>(m);
+    const_cast<double*>(Column(row, metric))[sample] = values.Get(metric);
   }
 }
 
-std::span<const double> WindowTable::Values(const VertexId& vertex, VertexMetric metric) const {
+std::span<const double> WindowTable::Values(const VertexId& vertex, CollectedMetric metric) const {
   // A linear search: job graphs have few vertices, and most ids differ in length already.
   const size_t row = std::find(vertices_.begin(), vertices_.end(), vertex) - vertices_.begin();
-  return {vertex_values_.data() + (row * kNumVertexMetrics + metric) * w_.size(), w_.size()};
+  return {Column(row, metric), w_.size()};
 }
 
 // Every vertex id the topology names: its vertices and the ends of its edges.
@@ -210,7 +162,7 @@ double AverageOver(size_t n, ValueAt value_at, int min_observations) {
   return count < min_observations ? kNaN : sum / count;
 }
 
-double GetRate(const WindowTable& table, VertexMetric metric, const VertexId& vertex) {
+double GetRate(const WindowTable& table, CollectedMetric metric, const VertexId& vertex) {
   const std::span<const double> values = table.Values(vertex, metric);
   return RateOver(table.window(), [&](size_t i) { return values[i]; });
 }
@@ -221,7 +173,7 @@ double AverageOf(std::span<const double> values, int min_observations = 1) {
       values.size(), [&](size_t i) { return values[i]; }, min_observations);
 }
 
-double GetAverage(const WindowTable& table, VertexMetric metric, const VertexId& vertex,
+double GetAverage(const WindowTable& table, CollectedMetric metric, const VertexId& vertex,
                   int min_observations = 1) {
   return AverageOf(table.Values(vertex, metric), min_observations);
 }
@@ -285,9 +237,9 @@ bool IsProcessingBacklog(const JobTopology& t, const WindowTable& table,
   if (table.window().empty()) return false;
   for (const VertexInfo& v : t.vertices) {
     if (!t.IsSource(v.id)) continue;
-    double lag = table.Latest(v.id, kLag);
+    double lag = table.Latest(v.id, M::kLag);
     if (std::isnan(lag)) lag = 0;
-    const double rate = GetRate(table, kNumRecordsIn, v.id);
+    const double rate = GetRate(table, M::kNumRecordsIn, v.id);
     if (std::isnan(rate)) continue;
     if (lag / rate > Seconds(o.backlog_processing_lag_threshold)) return true;
   }
@@ -297,24 +249,24 @@ bool IsProcessingBacklog(const JobTopology& t, const WindowTable& table,
 double ComputeBusyTimeAvg(const AutoscalerOptions& o, const WindowTable& table, const VertexId& v,
                           int parallelism) {
   if (o.busy_time_aggregator == BusyTimeAggregator::kAvg) {
-    return GetRate(table, kAccumulatedBusyTime, v) / parallelism;
+    return GetRate(table, M::kAccumulatedBusyTime, v) / parallelism;
   }
-  return GetAverage(table, kLoad, v) * 1000;
+  return GetAverage(table, M::kLoad, v) * 1000;
 }
 
 double ComputeTprInputRate(const AutoscalerOptions& o, const WindowTable& table,
                            const VertexId& v) {
   if (o.busy_time_aggregator == BusyTimeAggregator::kAvg) {
-    return GetRate(table, kNumRecordsIn, v);
+    return GetRate(table, M::kNumRecordsIn, v);
   }
-  const double avg = GetAverage(table, kNumRecordsInPerSecond, v);
-  return std::isfinite(avg) ? avg : GetRate(table, kNumRecordsIn, v);
+  const double avg = GetAverage(table, M::kNumRecordsInPerSecond, v);
+  return std::isfinite(avg) ? avg : GetRate(table, M::kNumRecordsIn, v);
 }
 
 double ComputeTrueProcessingRate(double busy_time_avg, double input_rate, const WindowTable& table,
                                  const VertexId& v, const AutoscalerOptions& o) {
   const double busy_tpr = input_rate == 0 ? kInf : input_rate / (busy_time_avg / 1000);
-  const double observed = GetAverage(table, kObservedTpr, v, o.observed_tpr_min_observations);
+  const double observed = GetAverage(table, M::kObservedTpr, v, o.observed_tpr_min_observations);
   if (std::isnan(observed)) return busy_tpr;
   if (!std::isfinite(busy_tpr)) return observed;
   return busy_tpr > observed * (1 + o.observed_tpr_switch_threshold) ? observed : busy_tpr;
@@ -322,24 +274,24 @@ double ComputeTrueProcessingRate(double busy_time_avg, double input_rate, const 
 
 double ComputeEdgeOutputRatio(const JobTopology& t, const WindowTable& table, const VertexId& from,
                               const VertexId& to) {
-  const double input_rate = GetRate(table, kNumRecordsIn, from);
+  const double input_rate = GetRate(table, M::kNumRecordsIn, from);
   const std::vector<VertexId> to_inputs = t.Inputs(to);
   double edge_rate;
   if (to_inputs.size() == 1) {
-    edge_rate = GetRate(table, kNumRecordsIn, to);
+    edge_rate = GetRate(table, M::kNumRecordsIn, to);
   } else {
     double others = 0;
     for (const VertexId& in : to_inputs) {
       if (in == from) continue;
       if (t.Outputs(in).size() == 1) {
-        others += GetRate(table, kNumRecordsOut, in);
+        others += GetRate(table, M::kNumRecordsOut, in);
       } else {
         others = kNaN;
         break;
       }
     }
-    edge_rate = std::isnan(others) ? GetRate(table, kNumRecordsOut, from)
-                                   : GetRate(table, kNumRecordsIn, to) - others;
+    edge_rate = std::isnan(others) ? GetRate(table, M::kNumRecordsOut, from)
+                                   : GetRate(table, M::kNumRecordsIn, to) - others;
   }
   if (input_rate <= 0 || edge_rate <= 0) return 0;
   return edge_rate / input_rate;
@@ -349,8 +301,8 @@ std::optional<ArrivalSpan> ArrivalBetween(const WindowTable& table, const Vertex
                                           size_t begin, size_t end) {
   const Window& w = table.window();
   if (begin >= end || end >= w.size()) return std::nullopt;
-  const std::span<const double> in = table.Values(source, kNumRecordsIn);
-  const std::span<const double> lag = table.Values(source, kLag);
+  const std::span<const double> in = table.Values(source, M::kNumRecordsIn);
+  const std::span<const double> lag = table.Values(source, M::kLag);
   const double in_end = in[end];
   const double in_begin = in[begin];
   if (std::isnan(in_end) || std::isnan(in_begin)) return std::nullopt;
@@ -477,10 +429,10 @@ std::optional<std::string> EarlyScaleUpReason(const JobTopology& t, const Window
   const double seconds = std::chrono::duration<double>(w[last].time - w[first].time).count();
   for (const VertexInfo& v : t.vertices) {
     if (!t.IsSource(v.id)) continue;
-    const double lag_begin = Lookup(w[first], kMetricLag, v.id);
-    const double lag_end = Lookup(w[last], kMetricLag, v.id);
-    const double read_begin = Lookup(w[first], kMetricNumRecordsIn, v.id);
-    const double read_end = Lookup(w[last], kMetricNumRecordsIn, v.id);
+    const double lag_begin = Lookup(w[first], M::kLag, v.id);
+    const double lag_end = Lookup(w[last], M::kLag, v.id);
+    const double read_begin = Lookup(w[first], M::kNumRecordsIn, v.id);
+    const double read_end = Lookup(w[last], M::kNumRecordsIn, v.id);
     if (std::isnan(lag_begin) || std::isnan(lag_end) || std::isnan(read_begin) ||
         std::isnan(read_end)) {
       continue;
@@ -586,8 +538,8 @@ StatusOr<EvaluatedMetrics> EvaluateMetrics(const JobTopology& t, const Window& w
     MetricMap m;
     const VertexId& v = info.id;
     if (t.IsSource(v)) {
-      const double input_rate = GetRate(table, kNumRecordsIn, v);
-      const double lag_rate = GetRate(table, kLag, v);
+      const double input_rate = GetRate(table, M::kNumRecordsIn, v);
+      const double lag_rate = GetRate(table, M::kLag, v);
       const double ingestion = input_rate + lag_rate;
       if (std::isnan(ingestion)) {
         return FailedPreconditionError("vertex " + v +
@@ -603,7 +555,7 @@ StatusOr<EvaluatedMetrics> EvaluateMetrics(const JobTopology& t, const Window& w
         }
       }
       SetAverage(&m, kMetricTargetDataRate, target);
-      double lag = table.Latest(v, kLag);
+      double lag = table.Latest(v, M::kLag);
       if (std::isnan(lag)) lag = 0;
       const double catch_up_sec = Seconds(o.catch_up_duration);
       SetCurrent(&m, kMetricCatchUpDataRate, catch_up_sec == 0 ? 0 : lag / catch_up_sec);
@@ -625,12 +577,12 @@ StatusOr<EvaluatedMetrics> EvaluateMetrics(const JobTopology& t, const Window& w
     if (o.alignment_mode == AlignmentMode::kCapacity &&
         o.busy_time_aggregator == BusyTimeAggregator::kMax) {
       // The busiest subtask's busy time (LOAD) against the mean one (accumulated over subtasks).
-      const double mean = GetRate(table, kAccumulatedBusyTime, v) / info.parallelism;
+      const double mean = GetRate(table, M::kAccumulatedBusyTime, v) / info.parallelism;
       if (mean > 0 && std::isfinite(busy)) {
         SetAverage(&m, kMetricLoadImbalance, std::max(1.0, busy / mean));
       }
     }
-    const double lag = table.Latest(v, kLag);
+    const double lag = table.Latest(v, M::kLag);
     if (!std::isnan(lag)) SetCurrent(&m, kMetricLag, lag);
     SetCurrent(&m, kMetricParallelism, info.parallelism);
     SetCurrent(&m, kMetricMaxParallelism, info.max_parallelism);
@@ -639,18 +591,18 @@ StatusOr<EvaluatedMetrics> EvaluateMetrics(const JobTopology& t, const Window& w
     out.vertices[v] = std::move(m);
   }
   // Job-wide metrics.
-  SetCurrent(&out.global, kMetricGcPressure, table.LatestJob(kGcPressure));
-  const std::pair<std::string_view, JobMetric> current_and_average[] = {
-      {kMetricHeapMaxUsageRatio, kHeapMaxUsageRatio},
-      {kMetricHeapMemoryUsed, kHeapMemoryUsed},
-      {kMetricManagedMemoryUsed, kManagedMemoryUsed},
-      {kMetricMetaspaceMemoryUsed, kMetaspaceMemoryUsed},
+  SetCurrent(&out.global, kMetricGcPressure, table.LatestJob(M::kGcPressure));
+  const std::pair<std::string_view, CollectedMetric> current_and_average[] = {
+      {kMetricHeapMaxUsageRatio, M::kHeapMaxUsageRatio},
+      {kMetricHeapMemoryUsed, M::kHeapMemoryUsed},
+      {kMetricManagedMemoryUsed, M::kManagedMemoryUsed},
+      {kMetricMetaspaceMemoryUsed, M::kMetaspaceMemoryUsed},
   };
   for (const auto& [name, metric] : current_and_average) {
     SetCurrent(&out.global, name, table.LatestJob(metric));
     SetAverage(&out.global, name, AverageOf(table.JobValues(metric)));
   }
-  SetCurrent(&out.global, kMetricNumTaskSlotsUsed, table.LatestJob(kNumTaskSlotsUsed));
+  SetCurrent(&out.global, kMetricNumTaskSlotsUsed, table.LatestJob(M::kNumTaskSlotsUsed));
   return out;
 }
 

@@ -16,8 +16,8 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-CollectedSample Sample(int64_t ms, std::map<VertexId, std::map<std::string, double>> vertices,
-                       std::map<std::string, double> global = {}) {
+CollectedSample Sample(int64_t ms, std::map<VertexId, SampleValues> vertices,
+                       SampleValues global = {}) {
   return {FromUnixMillis(ms), std::move(vertices), std::move(global)};
 }
 
@@ -177,7 +177,7 @@ TEST(EvaluatorTest, RestartCatchUpFromHeadroom) {
 TEST(EvaluatorTest, BacklogProcessingDetection) {
   AutoscalerOptions o;  // backlog threshold 5 min = 300 s
   const JobTopology t = SourceSink();
-  auto window = [](std::map<std::string, double> second) {
+  auto window = [](SampleValues second) {
     return Window{Sample(0, {{"source", {{kMetricLag, 0}, {kMetricNumRecordsIn, 0}}}, {"sink", {}}}),
                   Sample(1000, {{"source", second}, {"sink", {}}})};
   };
@@ -446,7 +446,7 @@ TEST(CollectSampleTest, LoadRoundingLagAndObservedTpr) {
   auto s2 = CollectSample(raw, t, o, {*s}, "samples[1]");
   EXPECT_EQ(s2->vertices.at("source").count(kMetricObservedTpr), 0u);
   CollectedSample other = *s;
-  other.vertices["source"][kMetricObservedTpr] = 300;
+  other.vertices["source"].Set(kMetricObservedTpr, 300);
   s2 = CollectSample(raw, t, o, {*s, other}, "samples[1]");
   EXPECT_DOUBLE_EQ(s2->vertices.at("source").at(kMetricObservedTpr), 250);
   // Nothing flowing: infinite observed TPR.

@@ -11,13 +11,11 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-void Put(std::map<std::string, double>* m, const char* name, std::optional<double> v) {
+using M = CollectedMetric;
+
+void Put(SampleValues* m, CollectedMetric metric, std::optional<double> v) {
   if (!v || std::isnan(*v)) return;
-  const double value = std::isfinite(*v) ? RoundMetric(*v) : *v;
-  // emplace builds the key once, in the node; operator[] would first build a temporary from
-  // `name` (an allocation for names longer than 15 characters).
-  auto [it, inserted] = m->emplace(name, value);
-  if (!inserted) it->second = value;
+  m->Set(metric, std::isfinite(*v) ? RoundMetric(*v) : *v);
 }
 
 // Average of the OBSERVED_TPR values stored in the window (NaN when fewer than min_obs).
@@ -29,13 +27,13 @@ double AverageObservedTpr(const std::vector<CollectedSample>& window, const Vert
   for (const CollectedSample& s : window) {
     auto vit = s.vertices.find(v);
     if (vit == s.vertices.end()) continue;
-    auto it = vit->second.find(kMetricObservedTpr);
-    if (it == vit->second.end() || std::isnan(it->second)) continue;
-    if (std::isinf(it->second)) {
+    const double tpr = vit->second.Get(M::kObservedTpr);
+    if (std::isnan(tpr)) continue;
+    if (std::isinf(tpr)) {
       any_inf = true;
       continue;
     }
-    sum += it->second;
+    sum += tpr;
     ++n;
   }
   if (n == 0) return any_inf ? kInf : std::numeric_limits<double>::quiet_NaN();
@@ -44,7 +42,7 @@ double AverageObservedTpr(const std::vector<CollectedSample>& window, const Vert
 
 // Copies custom metric values (unrounded) into a collected metric map.
 Status CopyCustom(const std::map<std::string, double>& custom, const std::string& path,
-                  std::map<std::string, double>* out) {
+                  SampleValues* out) {
   for (const auto& [name, value] : custom) {
     if (IsBuiltInMetricName(name)) {
       return InvalidArgumentError(path + "." + name +
@@ -53,7 +51,7 @@ Status CopyCustom(const std::map<std::string, double>& custom, const std::string
     if (!std::isfinite(value)) {
       return InvalidArgumentError(path + "." + name + ": custom metric value must be finite");
     }
-    (*out)[name] = value;
+    out->Set(name, value);
   }
   return Status::Ok();
 }
@@ -77,11 +75,11 @@ StatusOr<CollectedSample> CollectSample(const RawSample& raw, const JobTopology&
     const bool source = topology.IsSource(info.id);
     if (info.finished) {
       // Finished vertices report all-zero metrics (upstream) and are never scaled.
-      m[kMetricLoad] = 0;
-      m[kMetricNumRecordsIn] = 0;
-      m[kMetricNumRecordsOut] = 0;
-      m[kMetricAccumulatedBusyTime] = 0;
-      if (source) m[kMetricLag] = 0;
+      m.Set(M::kLoad, 0);
+      m.Set(M::kNumRecordsIn, 0);
+      m.Set(M::kNumRecordsOut, 0);
+      m.Set(M::kAccumulatedBusyTime, 0);
+      if (source) m.Set(M::kLag, 0);
       continue;
     }
     auto it = raw.vertices.find(info.id);
@@ -100,16 +98,16 @@ StatusOr<CollectedSample> CollectSample(const RawSample& raw, const JobTopology&
     if (!busy) {
       return InvalidArgumentError(vpath() + ".busyTimeMsPerSecond: required metric is missing");
     }
-    Put(&m, kMetricLoad, std::max(0.0, *busy / 1000.0));
-    Put(&m, kMetricAccumulatedBusyTime, r.accumulated_busy_time);
-    Put(&m, kMetricNumRecordsIn, r.num_records_in);
-    Put(&m, kMetricNumRecordsOut, r.num_records_out);
+    Put(&m, M::kLoad, std::max(0.0, *busy / 1000.0));
+    Put(&m, M::kAccumulatedBusyTime, r.accumulated_busy_time);
+    Put(&m, M::kNumRecordsIn, r.num_records_in);
+    Put(&m, M::kNumRecordsOut, r.num_records_out);
     if (!source) {
-      Put(&m, kMetricNumRecordsInPerSecond, r.num_records_in_per_second);
+      Put(&m, M::kNumRecordsInPerSecond, r.num_records_in_per_second);
       continue;
     }
     const double lag = r.pending_records.value_or(0.0);
-    Put(&m, kMetricLag, lag);
+    Put(&m, M::kLag, lag);
     // Observed true processing rate (sources only).
     std::optional<double> rate = r.num_records_in_per_second;
     if (!rate) rate = r.num_records_out_per_second;
@@ -127,7 +125,7 @@ StatusOr<CollectedSample> CollectSample(const RawSample& raw, const JobTopology&
     } else {
       observed = AverageObservedTpr(window, info.id, options.observed_tpr_min_observations);
     }
-    Put(&m, kMetricObservedTpr, observed);
+    Put(&m, M::kObservedTpr, observed);
   }
   for (const auto& [id, r] : raw.vertices) {
     if (r.custom.empty() || !topology.Find(id)) continue;
@@ -136,18 +134,18 @@ StatusOr<CollectedSample> CollectSample(const RawSample& raw, const JobTopology&
   }
   TRIMTAB_RETURN_IF_ERROR(CopyCustom(raw.job.custom, path + ".job.custom", &out.global));
   const RawJobMetrics& j = raw.job;
-  if (j.gc_time_ms_per_second) Put(&out.global, kMetricGcPressure, *j.gc_time_ms_per_second / 1000);
-  Put(&out.global, kMetricHeapMemoryUsed, j.heap_used);
+  if (j.gc_time_ms_per_second) Put(&out.global, M::kGcPressure, *j.gc_time_ms_per_second / 1000);
+  Put(&out.global, M::kHeapMemoryUsed, j.heap_used);
   if (j.heap_used && j.heap_max && *j.heap_max > 0) {
-    Put(&out.global, kMetricHeapMaxUsageRatio, *j.heap_used / *j.heap_max);
+    Put(&out.global, M::kHeapMaxUsageRatio, *j.heap_used / *j.heap_max);
   }
-  Put(&out.global, kMetricManagedMemoryUsed, j.managed_memory_used);
-  Put(&out.global, kMetricMetaspaceMemoryUsed, j.metaspace_used);
+  Put(&out.global, M::kManagedMemoryUsed, j.managed_memory_used);
+  Put(&out.global, M::kMetaspaceMemoryUsed, j.metaspace_used);
   if (j.last_checkpoint_duration_ms) {
-    Put(&out.global, kMetricLastCheckpointDuration, *j.last_checkpoint_duration_ms / 1000);
+    Put(&out.global, M::kLastCheckpointDuration, *j.last_checkpoint_duration_ms / 1000);
   }
   if (j.task_slots_total && j.task_slots_available) {
-    Put(&out.global, kMetricNumTaskSlotsUsed, *j.task_slots_total - *j.task_slots_available);
+    Put(&out.global, M::kNumTaskSlotsUsed, *j.task_slots_total - *j.task_slots_available);
   }
   return out;
 }
