@@ -14,7 +14,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "core/slotted_map.h"
 
 namespace trimtab::core {
 
@@ -42,17 +45,36 @@ inline constexpr const char kMetricNumTaskSlotsUsed[] = "NUM_TASK_SLOTS_USED";
 // (restart.time, or the tracked one with restart.time-tracking.enabled); read by
 // restart-cost-gate with observedRestartTime.
 inline constexpr const char kMetricRestartTime[] = "RESTART_TIME";
+// Job-wide memory, collected and evaluated (current and window average).
+inline constexpr const char kMetricHeapMemoryUsed[] = "HEAP_MEMORY_USED";
+inline constexpr const char kMetricManagedMemoryUsed[] = "MANAGED_MEMORY_USED";
+inline constexpr const char kMetricMetaspaceMemoryUsed[] = "METASPACE_MEMORY_USED";
+// Per vertex: the parallelism the algorithm recommended, once a cycle decided to scale.
+inline constexpr const char kMetricRecommendedParallelism[] = "RECOMMENDED_PARALLELISM";
+
+// The evaluated metric names above, sorted: the names a MetricMap keeps in slots.
+inline constexpr std::string_view kEvaluatedMetricNames[] = {
+    kMetricCatchUpDataRate,        kMetricExpectedProcessingRate, kMetricGcPressure,
+    kMetricHeapMaxUsageRatio,      kMetricHeapMemoryUsed,         kMetricLag,
+    kMetricLoad,                   kMetricLoadImbalance,          kMetricManagedMemoryUsed,
+    kMetricMaxParallelism,         kMetricMetaspaceMemoryUsed,    kMetricNumSourcePartitions,
+    kMetricNumTaskSlotsUsed,       kMetricParallelism,            kMetricRecommendedParallelism,
+    kMetricRestartTime,            kMetricScaleDownRateThreshold, kMetricScaleUpRateThreshold,
+    kMetricTargetDataRate,         kMetricTrueProcessingRate,
+};
 
 // An evaluated metric: the latest value and the average over the metric window. Either may be
 // absent (upstream writes NaN); consumers must treat absence as "unknown", never as zero.
 struct EvaluatedMetric {
   std::optional<double> current;
   std::optional<double> average;
+
+  friend bool operator==(const EvaluatedMetric&, const EvaluatedMetric&) = default;
 };
 
-// std::less<>: lookups by a kMetric* literal or a string_view build no std::string key (most
-// names are longer than std::string's inline buffer, so every such key would allocate).
-using MetricMap = std::map<std::string, EvaluatedMetric, std::less<>>;
+// Metric name -> evaluated metric. The built-in names live in slots (slotted_map.h): the
+// evaluator fills some twenty of them per vertex every cycle, without building a tree or a key.
+using MetricMap = SlottedMap<EvaluatedMetric, kEvaluatedMetricNames>;
 
 // Evaluated metrics of one job: per vertex, plus job-wide ones (GC pressure, heap usage, slots,
 // and job-level custom metrics).

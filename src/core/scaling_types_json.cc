@@ -41,7 +41,9 @@ Json ToJson(const EvaluatedMetric& m) {
 
 Json ToJson(const MetricMap& m) {
   Json j = Json::object();
-  for (const auto& [name, value] : m) j[name] = ToJson(value);
+  m.ForEach([&](std::string_view name, const EvaluatedMetric& value) {
+    j[std::string(name)] = ToJson(value);
+  });
   return j;
 }
 

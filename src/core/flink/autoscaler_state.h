@@ -26,19 +26,6 @@
 
 namespace trimtab::core::flink {
 
-// Collected (per-sample) metric names, the upstream ScalingMetric names (reference notes §C.2).
-inline constexpr const char kMetricAccumulatedBusyTime[] = "ACCUMULATED_BUSY_TIME";
-inline constexpr const char kMetricNumRecordsIn[] = "NUM_RECORDS_IN";
-inline constexpr const char kMetricNumRecordsOut[] = "NUM_RECORDS_OUT";
-inline constexpr const char kMetricNumRecordsInPerSecond[] = "NUM_RECORDS_IN_PER_SECOND";
-inline constexpr const char kMetricObservedTpr[] = "OBSERVED_TPR";
-inline constexpr const char kMetricHeapMemoryUsed[] = "HEAP_MEMORY_USED";
-inline constexpr const char kMetricManagedMemoryUsed[] = "MANAGED_MEMORY_USED";
-inline constexpr const char kMetricMetaspaceMemoryUsed[] = "METASPACE_MEMORY_USED";
-inline constexpr const char kMetricRecommendedParallelism[] = "RECOMMENDED_PARALLELISM";
-// Job-wide, seconds: the latest completed checkpoint's end-to-end duration (collected).
-inline constexpr const char kMetricLastCheckpointDuration[] = "LAST_CHECKPOINT_DURATION";
-
 // One collected sample (upstream CollectedMetrics): ScalingMetric name -> value, per vertex and
 // job-wide (sample_values.h). A missing name means "not available" (upstream NaN). Values may be
 // +inf (OBSERVED_TPR when nothing flows).

@@ -45,8 +45,9 @@ class CpuReadingPlugin final : public ExecutorPlugin {
       : ExecutorPlugin(PluginIdentity{"resource-gate", 10}), seen_(seen) {}
   StatusOr<ExecutorResult> Execute(const ExecutorContext& context, const ScalingSummaries&,
                                    CycleState&, Json&) override {
-    auto it = context.metrics.global.find(kMetricTaskManagerCpuAvg);
-    if (it != context.metrics.global.end()) *seen_ = it->second;
+    if (const EvaluatedMetric* m = context.metrics.global.Find(kMetricTaskManagerCpuAvg)) {
+      *seen_ = *m;
+    }
     return ExecutorResult::Approve("cpu seen");
   }
   std::vector<MetricRequirement> RequiredMetrics() const override {
@@ -152,15 +153,15 @@ struct Fixture {
 };
 
 double CurrentOf(const MetricMap& m, const std::string& name) {
-  auto it = m.find(name);
-  EXPECT_NE(it, m.end()) << name;
-  return it == m.end() || !it->second.current ? -1 : *it->second.current;
+  const EvaluatedMetric* e = m.Find(name);
+  EXPECT_NE(e, nullptr) << name;
+  return !e || !e->current ? -1 : *e->current;
 }
 
 double AverageOf(const MetricMap& m, const std::string& name) {
-  auto it = m.find(name);
-  EXPECT_NE(it, m.end()) << name;
-  return it == m.end() || !it->second.average ? -1 : *it->second.average;
+  const EvaluatedMetric* e = m.Find(name);
+  EXPECT_NE(e, nullptr) << name;
+  return !e || !e->average ? -1 : *e->average;
 }
 
 std::string Notes(const AutoscalerResult& r, const std::string& stage) {

@@ -46,7 +46,9 @@ StatusOr<ChainedCycleResult> RunAutoscalerCycleWithChain(const ChainedCycleInput
   context.topology = cycle_input.topology;
   MetricMap caller_global = std::move(context.metrics.global);
   context.metrics = r.evaluated;
-  for (auto& [name, metric] : caller_global) context.metrics.global.emplace(name, metric);
+  caller_global.ForEach([&](std::string_view name, const EvaluatedMetric& metric) {
+    if (!context.metrics.global.count(name)) context.metrics.global[name] = metric;
+  });
 
   CycleState cycle_state;
   ChainOutcome chain_out = chain.Run(context, r.summaries, cycle_state, plugin_states);

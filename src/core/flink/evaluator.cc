@@ -35,18 +35,21 @@ double Lookup(const CollectedSample& s, CollectedMetric metric, const VertexId& 
 using M = CollectedMetric;
 
 // EvaluateMetrics reads the same few metrics of the same vertices over and over (rates, window
-// averages, edge ratios, step checks). Resolving the window once into plain columns of doubles
-// (NaN = absent) spares a map find per sample on every one of those reads.
+// averages, edge ratios, step checks). The table finds each vertex's values in every sample once,
+// and turns a metric of a vertex into a plain column of doubles (NaN = absent) the first time it
+// is read, so that every later read of it is a walk over an array.
 class WindowTable {
  public:
-  // Columns for the job-wide metrics and for each vertex of `vertices`.
+  // Rows for the job-wide metrics and for each vertex of `vertices`.
   WindowTable(const Window& w, std::vector<VertexId> vertices);
 
   const Window& window() const { return w_; }
   // `metric` of `vertex` (empty = job-wide, as in GetRate) in every sample of the window.
-  std::span<const double> Values(const VertexId& vertex, CollectedMetric metric) const;
+  std::span<const double> Values(const VertexId& vertex, CollectedMetric metric) const {
+    return Column(Row(vertex), metric);
+  }
   std::span<const double> JobValues(CollectedMetric metric) const {
-    return {Column(vertices_.size() + 1, metric), w_.size()};
+    return Column(vertices_.size() + 1, metric);
   }
   // The value in the latest sample. REQUIRES: a non-empty window.
   double Latest(const VertexId& vertex, CollectedMetric metric) const {
@@ -55,56 +58,65 @@ class WindowTable {
   double LatestJob(CollectedMetric metric) const { return JobValues(metric).back(); }
 
  private:
-  // Rows: one per vertex, one more past them for unknown ids (always NaN), and the job's last.
-  const double* Column(size_t row, CollectedMetric metric) const {
-    return values_.data() + (row * kNumCollectedMetrics + static_cast<size_t>(metric)) * w_.size();
+  // One row per vertex, one past them for ids the table does not know (every value absent), and
+  // the job's last.
+  size_t Row(const VertexId& vertex) const {
+    // A linear search: job graphs have few vertices, and most ids differ in length already.
+    return std::find(vertices_.begin(), vertices_.end(), vertex) - vertices_.begin();
   }
-  void Fill(const SampleValues& values, size_t row, size_t sample);
+  std::span<const double> Column(size_t row, CollectedMetric metric) const;
 
   const Window& w_;
   std::vector<VertexId> vertices_;  // sorted
   // The table is rebuilt every cycle; a few KB from the heap would take malloc's slow path, so
-  // the values live in this buffer unless the window is unusually large.
+  // its arrays live in this buffer unless the window is unusually large.
   std::array<std::byte, 16384> buffer_;
-  std::pmr::monotonic_buffer_resource arena_{buffer_.data(), buffer_.size()};
-  std::pmr::vector<double> values_{&arena_};  // [row][metric][sample]
+  // Mutable: columns are made on first use, a cache that does not change what the table holds.
+  mutable std::pmr::monotonic_buffer_resource arena_{buffer_.data(), buffer_.size()};
+  std::pmr::vector<const SampleValues*> cells_{&arena_};  // [row][sample]; nullptr = absent
+  mutable std::pmr::vector<const double*> columns_{&arena_};  // [row][metric]; nullptr = not yet
 };
 
 WindowTable::WindowTable(const Window& w, std::vector<VertexId> vertices)
     : w_(w), vertices_(std::move(vertices)) {
   std::sort(vertices_.begin(), vertices_.end());
   vertices_.erase(std::unique(vertices_.begin(), vertices_.end()), vertices_.end());
-  const size_t job_row = vertices_.size() + 1;
-  values_.assign((job_row + 1) * kNumCollectedMetrics * w.size(), kNaN);
+  const size_t rows = vertices_.size() + 2;
+  const size_t job_row = rows - 1;
+  cells_.assign(rows * w.size(), nullptr);
+  columns_.assign(rows * kNumCollectedMetrics, nullptr);
   for (size_t sample = 0; sample < w.size(); ++sample) {
     const CollectedSample& s = w[sample];
-    Fill(s.global, job_row, sample);
+    cells_[job_row * w.size() + sample] = &s.global;
     // vertices_ and s.vertices are both sorted by id: walk them side by side instead of a find
     // per vertex.
     auto it = s.vertices.begin();
     for (size_t row = 0; row < vertices_.size(); ++row) {
       const VertexId& id = vertices_[row];
+      const SampleValues* cell = nullptr;
       if (id.empty()) {
-        Fill(s.global, row, sample);
-        continue;
+        cell = &s.global;
+      } else {
+        while (it != s.vertices.end() && it->first < id) ++it;
+        if (it != s.vertices.end() && it->first == id) cell = &it->second;
       }
-      while (it != s.vertices.end() && it->first < id) ++it;
-      if (it != s.vertices.end() && it->first == id) Fill(it->second, row, sample);
+      cells_[row * w.size() + sample] = cell;
     }
   }
 }
 
-void WindowTable::Fill(const SampleValues& values, size_t row, size_t sample) {
-  for (size_t m = 0; m < kNumCollectedMetrics; ++m) {
-    const auto metric = static_cast<CollectedMetric>(m);
-    const_cast<double*>(Column(row, metric))[sample] = values.Get(metric);
+std::span<const double> WindowTable::Column(size_t row, CollectedMetric metric) const {
+  const size_t n = w_.size();
+  const double*& column = columns_[row * kNumCollectedMetrics + static_cast<size_t>(metric)];
+  if (!column) {
+    auto* values = static_cast<double*>(arena_.allocate(n * sizeof(double), alignof(double)));
+    for (size_t sample = 0; sample < n; ++sample) {
+      const SampleValues* cell = cells_[row * n + sample];
+      values[sample] = cell ? cell->Get(metric) : kNaN;
+    }
+    column = values;
   }
-}
-
-std::span<const double> WindowTable::Values(const VertexId& vertex, CollectedMetric metric) const {
-  // A linear search: job graphs have few vertices, and most ids differ in length already.
-  const size_t row = std::find(vertices_.begin(), vertices_.end(), vertex) - vertices_.begin();
-  return {Column(row, metric), w_.size()};
+  return {column, n};
 }
 
 // Every vertex id the topology names: its vertices and the ends of its edges.
@@ -192,30 +204,19 @@ double JavaRound(double x) { return std::floor(x + 0.5); }
 }  // namespace
 
 double Current(const MetricMap& m, std::string_view name) {
-  auto it = m.find(name);
-  return it == m.end() || !it->second.current ? kNaN : *it->second.current;
+  const EvaluatedMetric* e = m.Find(name);
+  return e && e->current ? *e->current : kNaN;
 }
 double Average(const MetricMap& m, std::string_view name) {
-  auto it = m.find(name);
-  return it == m.end() || !it->second.average ? kNaN : *it->second.average;
+  const EvaluatedMetric* e = m.Find(name);
+  return e && e->average ? *e->average : kNaN;
 }
-
-namespace {
-
-// m[name], building the key only when it is new (operator[] needs a std::string to look up).
-EvaluatedMetric& Slot(MetricMap* m, std::string_view name) {
-  auto it = m->lower_bound(name);
-  if (it == m->end() || it->first != name) it = m->emplace_hint(it, name, EvaluatedMetric{});
-  return it->second;
-}
-
-}  // namespace
 
 void SetCurrent(MetricMap* m, std::string_view name, double v) {
-  Slot(m, name).current = std::isnan(v) ? std::nullopt : std::optional<double>(v);
+  (*m)[name].current = std::isnan(v) ? std::nullopt : std::optional<double>(v);
 }
 void SetAverage(MetricMap* m, std::string_view name, double v) {
-  Slot(m, name).average = std::isnan(v) ? std::nullopt : std::optional<double>(v);
+  (*m)[name].average = std::isnan(v) ? std::nullopt : std::optional<double>(v);
 }
 
 double GetRate(const Window& w, const std::string& metric, const VertexId& vertex) {

@@ -54,12 +54,12 @@ double Num(const Json& j) {
 
 void CheckMetrics(const Json& expected, const MetricMap& actual, const std::string& where) {
   for (auto it = expected.begin(); it != expected.end(); ++it) {
-    auto m = actual.find(it.key());
-    ASSERT_NE(m, actual.end()) << where << ": metric " << it.key() << " missing";
+    const EvaluatedMetric* m = actual.Find(it.key());
+    ASSERT_NE(m, nullptr) << where << ": metric " << it.key() << " missing";
     for (const char* field : {"current", "average"}) {
       if (!it.value().contains(field)) continue;
       const std::optional<double>& v =
-          std::string(field) == "current" ? m->second.current : m->second.average;
+          std::string(field) == "current" ? m->current : m->average;
       const Json& e = it.value()[field];
       if (e.is_null()) {
         EXPECT_FALSE(v.has_value()) << where << " " << it.key() << "." << field;

@@ -23,10 +23,8 @@ StatusOr<core::ExecutorResult> ResourceGate::Execute(const core::ExecutorContext
     return core::ExecutorResult::Approve("no scale-up to gate");
   }
   std::optional<double> cpu;
-  auto it = context.metrics.global.find(core::kMetricTaskManagerCpuAvg);
-  if (it != context.metrics.global.end()) {
-    const core::EvaluatedMetric& m = it->second;
-    cpu = options_.use_current ? m.current : (m.average ? m.average : m.current);
+  if (const core::EvaluatedMetric* m = context.metrics.global.Find(core::kMetricTaskManagerCpuAvg)) {
+    cpu = options_.use_current ? m->current : (m->average ? m->average : m->current);
   }
   if (!cpu) {
     return core::ExecutorResult::Veto(std::string("metric ") + core::kMetricTaskManagerCpuAvg +

@@ -22,11 +22,10 @@ std::string Fixed0(double v) {
 }
 
 std::optional<double> Pick(const core::MetricMap& metrics, const char* name, bool prefer_average) {
-  auto it = metrics.find(name);
-  if (it == metrics.end()) return std::nullopt;
-  const core::EvaluatedMetric& m = it->second;
-  if (prefer_average) return m.average ? m.average : m.current;
-  return m.current ? m.current : m.average;
+  const core::EvaluatedMetric* m = metrics.Find(name);
+  if (!m) return std::nullopt;
+  if (prefer_average) return m->average ? m->average : m->current;
+  return m->current ? m->current : m->average;
 }
 
 // A vertex metric from the context, else from the vertex's summary.

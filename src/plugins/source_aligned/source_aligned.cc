@@ -13,9 +13,9 @@ std::string Fixed0(double v) {
 }
 
 std::optional<double> ValueOf(const core::MetricMap& metrics, const char* name) {
-  auto it = metrics.find(name);
-  if (it == metrics.end()) return std::nullopt;
-  return it->second.current ? it->second.current : it->second.average;
+  const core::EvaluatedMetric* m = metrics.Find(name);
+  if (!m) return std::nullopt;
+  return m->current ? m->current : m->average;
 }
 
 std::optional<double> SourceLag(const core::ExecutorContext& context,
