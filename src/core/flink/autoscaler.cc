@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <charconv>
 #include <cstdio>
 
 #include "core/flink/behavior_shaping.h"
@@ -12,10 +13,12 @@
 namespace trimtab::core::flink {
 namespace {
 
-std::string Fmt(const char* format, double v) {
+// printf's "%.2f", without parsing a format string: every ScalingReport line has three of
+// these, and a report is written for every decision the plugin chain then weighs.
+std::string Fixed2(double v) {
   char buf[64];
-  std::snprintf(buf, sizeof(buf), format, v);
-  return buf;
+  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 2);
+  return std::string(buf, r.ptr);
 }
 
 std::string Num(double v) { return FormatLogNumber(v); }
@@ -29,9 +32,9 @@ std::string ScalingReportLines(const ScalingSummaries& s) {
     out += "\n{ Vertex ID " + id + " | Parallelism " +
            std::to_string(summary.current_parallelism) + " -> " +
            std::to_string(summary.new_parallelism) + " | Processing capacity " +
-           Fmt("%.2f", Average(m, kMetricTrueProcessingRate)) + " -> " +
-           Fmt("%.2f", Current(m, kMetricExpectedProcessingRate)) + " | Target data rate " +
-           Fmt("%.2f", Average(m, kMetricTargetDataRate)) + "}";
+           Fixed2(Average(m, kMetricTrueProcessingRate)) + " -> " +
+           Fixed2(Current(m, kMetricExpectedProcessingRate)) + " | Target data rate " +
+           Fixed2(Average(m, kMetricTargetDataRate)) + "}";
   }
   return out;
 }

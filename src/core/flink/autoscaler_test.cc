@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -361,6 +363,32 @@ TEST(AutoscalerStateJsonTest, RoundTripKeepsEveryField) {
   ASSERT_FALSE(err.ok());
   EXPECT_EQ(err.status().message(),
             "state.delayedScaleDown.src.recommendations[0].parallelism: must be >= 1");
+}
+
+}  // namespace
+}  // namespace trimtab::core::flink
+
+namespace trimtab::core::flink {
+namespace {
+
+TEST(ScalingReportLinesTest, NumbersReadAsPrintfTwoDecimals) {
+  // Ties, values that round up across a digit, large, tiny, negative, infinite and unknown.
+  const double values[] = {0.125, 0.375, 2.675, 9.995, 1e15 + 0.5, 1e-9, -0.004, -1.005,
+                           123456.789, std::numeric_limits<double>::infinity(),
+                           std::numeric_limits<double>::quiet_NaN()};
+  for (double v : values) {
+    ScalingSummaries s;
+    s["v"] = {.current_parallelism = 1, .new_parallelism = 2,
+              .metrics = {{kMetricTrueProcessingRate, {.average = v}},
+                          {kMetricExpectedProcessingRate, {.current = v}},
+                          {kMetricTargetDataRate, {.average = v}}}};
+    char want[64];
+    std::snprintf(want, sizeof want, "%.2f", v);
+    EXPECT_EQ(ScalingReportLines(s), std::string("\n{ Vertex ID v | Parallelism 1 -> 2 | ") +
+                                         "Processing capacity " + want + " -> " + want +
+                                         " | Target data rate " + want + "}")
+        << v;
+  }
 }
 
 }  // namespace
