@@ -187,7 +187,11 @@ double JobModel::source_rate(int source_index) const {
 // ---- Stepping ----------------------------------------------------------------------------------
 
 void JobModel::Step(double dt_seconds) {
-  const int64_t dt_ms = std::llround(dt_seconds * 1000.0);
+  if (dt_seconds != step_seconds_) {  // drivers step by the same dt: round it once
+    step_seconds_ = dt_seconds;
+    step_ms_ = std::llround(dt_seconds * 1000.0);
+  }
+  const int64_t dt_ms = step_ms_;
   if (dt_ms <= 0) return;
   const int64_t t0 = now_ms_;
   const int64_t t1 = t0 + dt_ms;

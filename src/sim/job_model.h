@@ -284,6 +284,8 @@ class JobModel {
   int64_t num_restarts_ = 0;
   int64_t num_rescales_ = 0;
   double reprocessed_records_ = 0;
+  double step_seconds_ = -1;   // the last Step()'s dt and its length in whole ms
+  int64_t step_ms_ = 0;
   double ewma_alpha_dt_ = -1;  // cached EWMA factor for the last step length
   int64_t ewma_alpha_ms_ = -1;
   std::vector<double> pending_;  // per source: records not yet read

@@ -45,6 +45,7 @@ class Constant final : public RateProfile {
  public:
   explicit Constant(double rate) : rate_(rate) {}
   double Rate(double) const override { return rate_; }
+  void Rates(const double*, size_t n, double* out) const override { std::fill(out, out + n, rate_); }
 
  private:
   double rate_;
@@ -96,11 +97,14 @@ class Daily final : public RateProfile {
  public:
   Daily(double trough, double peak, double period, double peak_at)
       : trough_(trough), half_swing_(0.5 * (peak - trough)), omega_(kTwoPi / period), peak_at_(peak_at) {}
-  double Rate(double t) const override {
-    return trough_ + half_swing_ * (1.0 + PortableCos(omega_ * (t - peak_at_)));
+  double Rate(double t) const override { return At(t); }
+  void Rates(const double* t, size_t n, double* out) const override {
+    for (size_t i = 0; i < n; ++i) out[i] = At(t[i]);
   }
 
  private:
+  double At(double t) const { return trough_ + half_swing_ * (1.0 + PortableCos(omega_ * (t - peak_at_))); }
+
   double trough_, half_swing_, omega_, peak_at_;
 };
 
@@ -177,17 +181,35 @@ class Noise final : public RateProfile {
  public:
   Noise(std::unique_ptr<RateProfile> of, double stddev, double interval, uint64_t seed)
       : of_(std::move(of)), stddev_(stddev), per_second_(1.0 / interval), seed_(seed) {}
-  double Rate(double t) const override {
-    const double b = t * per_second_;
-    const uint64_t bucket = b > 0 ? static_cast<uint64_t>(b) : 0;
-    const double z = ApproxGaussianFromBits(HashPair(seed_, bucket));
-    return std::max(0.0, of_->Rate(t) * (1.0 + stddev_ * z));
+  double Rate(double t) const override { return std::max(0.0, of_->Rate(t) * Factor(Bucket(t))); }
+  // Times in a batch are usually ascending steps, several per interval: one draw per bucket.
+  void Rates(const double* t, size_t n, double* out) const override {
+    of_->Rates(t, n, out);
+    uint64_t bucket = 0;
+    double factor = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t b = Bucket(t[i]);
+      if (i == 0 || b != bucket) {
+        bucket = b;
+        factor = Factor(b);
+      }
+      out[i] = std::max(0.0, out[i] * factor);
+    }
   }
   void ChangePoints(double horizon, std::vector<double>* out) const override {
     of_->ChangePoints(horizon, out);
   }
 
  private:
+  uint64_t Bucket(double t) const {
+    const double b = t * per_second_;
+    return b > 0 ? static_cast<uint64_t>(b) : 0;
+  }
+  // What the bucket's draw multiplies the rate by.
+  double Factor(uint64_t bucket) const {
+    return 1.0 + stddev_ * ApproxGaussianFromBits(HashPair(seed_, bucket));
+  }
+
   std::unique_ptr<RateProfile> of_;
   double stddev_;
   double per_second_;  // 1 / interval
@@ -202,20 +224,44 @@ class Combined final : public RateProfile {
       : op_(op), parts_(std::move(parts)) {}
   double Rate(double t) const override {
     double acc = op_ == Combine::kProduct ? 1.0 : 0.0;
-    for (const auto& p : parts_) {
-      const double r = p->Rate(t);
-      acc = op_ == Combine::kSum ? acc + r : op_ == Combine::kProduct ? acc * r : std::max(acc, r);
-    }
+    for (const auto& p : parts_) acc = Apply(acc, p->Rate(t));
     return std::max(0.0, acc);
+  }
+  // Part by part over chunks of the batch, each time combined in the order Rate() uses.
+  void Rates(const double* t, size_t n, double* out) const override {
+    constexpr size_t kChunk = 64;
+    double part[kChunk];
+    for (size_t begin = 0; begin < n; begin += kChunk) {
+      const size_t m = std::min(kChunk, n - begin);
+      double* acc = out + begin;
+      std::fill(acc, acc + m, op_ == Combine::kProduct ? 1.0 : 0.0);
+      for (const auto& p : parts_) {
+        p->Rates(t + begin, m, part);
+        for (size_t i = 0; i < m; ++i) acc[i] = Apply(acc[i], part[i]);
+      }
+      for (size_t i = 0; i < m; ++i) acc[i] = std::max(0.0, acc[i]);
+    }
   }
   void ChangePoints(double horizon, std::vector<double>* out) const override {
     for (const auto& p : parts_) p->ChangePoints(horizon, out);
   }
 
  private:
+  double Apply(double acc, double r) const {
+    return op_ == Combine::kSum ? acc + r : op_ == Combine::kProduct ? acc * r : std::max(acc, r);
+  }
+
   Combine op_;
   std::vector<std::unique_ptr<RateProfile>> parts_;
 };
+
+}  // namespace
+
+void RateProfile::Rates(const double* t, size_t n, double* out) const {
+  for (size_t i = 0; i < n; ++i) out[i] = Rate(t[i]);
+}
+
+namespace {
 
 // ---- Parsing -----------------------------------------------------------------------------------
 

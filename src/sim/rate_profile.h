@@ -20,6 +20,7 @@
 // Thread-safety: profiles are immutable after parsing; Rate() is safe from any thread.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -35,6 +36,11 @@ class RateProfile {
   virtual ~RateProfile() = default;
   // Records per second at time t (seconds since the start); never negative.
   virtual double Rate(double t) const = 0;
+  // out[i] = Rate(t[i]) for i < n, bit for bit. The simulator evaluates a run's workload this
+  // way, a batch of steps ahead: profiles override it where a batch shares work (a noise profile
+  // draws once per interval, not once per time) or where independent evaluations can overlap in
+  // the CPU instead of running one per virtual call (the daily cosine).
+  virtual void Rates(const double* t, size_t n, double* out) const;
   // Appends the instants in [0, horizon] where the rate changes abruptly (step edges, spike and
   // on/off edges); smooth profiles add none. Used to measure convergence after each change.
   virtual void ChangePoints(double horizon, std::vector<double>* out) const {}

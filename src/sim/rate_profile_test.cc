@@ -138,6 +138,39 @@ TEST(RateProfile, NoiseIsSeededAndOrderIndependent) {
   EXPECT_EQ(P("{type: noise, seed: 5, of: 1000}")->Rate(1), P("{type: noise, seed: 5, of: 1000}", 99)->Rate(1));
 }
 
+// The simulator reads the workload through Rates(); it must give Rate()'s values exactly, for
+// ascending step times (longer than Combined's 64-time chunks) and for times in any order.
+TEST(RateProfile, BatchRatesEqualRateBitForBit) {
+  std::vector<double> times;
+  for (int k = 0; k < 1000; ++k) times.push_back(5.0 * k);
+  for (double t : {7.5, 3.0, 86400.0, 0.0, 1e-3, 29.999, 30.0, 12345.6}) times.push_back(t);
+  for (const char* yaml : {
+           "7000",
+           "{type: step, rate: 100, steps: [{at: 10 s, rate: 300}, {at: 1 h, rate: 50}]}",
+           "{type: ramp, from: 1000, to: 3000, start: 100, duration: 2000}",
+           "{type: daily, trough: 2000, peak: 10000, period: 1 h, peakAt: 10 min}",
+           "{type: spike, base: 10, peak: 100, at: 60, duration: 30}",
+           "{type: onoff, rate: 50, offRate: 5, on: 10, off: 20}",
+           "{type: csv, data: \"0,10\\n10,30\\n20,0\\n\", interpolate: step, loop: true}",
+           "{type: noise, stddev: 0.3, interval: 30 s, of: {type: daily, trough: 1, peak: 9, period: 2 h}}",
+           "{type: noise, stddev: 2, interval: 7, of: 1000}",  // clipped at zero
+           "{type: sum, of: [100, {type: noise, interval: 1 min, of: 50}, {type: spike, base: 0, "
+           "peak: 50, at: 10, duration: 10}]}",
+           "{type: product, of: [{type: ramp, from: 0, to: 1, duration: 100}, {type: daily, "
+           "trough: 0, peak: 1000, period: 10 min}]}",
+           "{type: max, of: [300, {type: noise, stddev: 0.5, of: 300}]}",
+       }) {
+    SCOPED_TRACE(yaml);
+    auto p = P(yaml, 7);
+    std::vector<double> batch(times.size());
+    p->Rates(times.data(), times.size(), batch.data());
+    for (size_t i = 0; i < times.size(); ++i) ASSERT_EQ(batch[i], p->Rate(times[i])) << "t=" << times[i];
+    // A batch that starts mid-interval.
+    p->Rates(times.data() + 3, 10, batch.data());
+    for (size_t i = 0; i < 10; ++i) ASSERT_EQ(batch[i], p->Rate(times[i + 3]));
+  }
+}
+
 TEST(RateProfile, ErrorsNameTheField) {
   EXPECT_EQ(Error("{rate: 5}"), "workload.src.type: required field is missing");
   EXPECT_EQ(Error("{type: constant}"), "workload.src.rate: required field is missing");

@@ -54,6 +54,18 @@ StatusOr<PolicyReport> RunPolicy(const Scenario& scenario, ScalingPolicy& policy
     bool violating = false;
   } window;
   double slot_seconds = 0, tm_seconds = 0;
+  // Only a rescale changes these.
+  int slots = model->slots();
+  int task_managers = model->task_managers();
+  // Decision instants are the multiples of interval_steps after 0.
+  int64_t next_decision = interval_steps;
+  // The workload is evaluated a batch of steps ahead, one RateProfile::Rates call per source
+  // per batch; a profile's rate depends on nothing but the time, so the values are those of
+  // Rate() at each step.
+  constexpr int64_t kRateBatch = 64;
+  std::vector<double> batch_times(kRateBatch);
+  std::vector<double> batch_rates(profiles.size() * kRateBatch);
+  int64_t batch_start = 0, batch_end = 0;
 
   const auto close_window = [&]() {
     if (change_index == 0) return;
@@ -69,9 +81,23 @@ StatusOr<PolicyReport> RunPolicy(const Scenario& scenario, ScalingPolicy& policy
       window = Window{changes[change_index], window.violating};
       ++change_index;
     }
-    for (size_t s = 0; s < profiles.size(); ++s) model->SetSourceRate(static_cast<int>(s), profiles[s]->Rate(t));
+    if (k == batch_end) {
+      batch_start = k;
+      batch_end = std::min(steps, k + kRateBatch);
+      const size_t n = static_cast<size_t>(batch_end - batch_start);
+      for (size_t i = 0; i < n; ++i) batch_times[i] = static_cast<double>(k + static_cast<int64_t>(i)) * dt;
+      for (size_t s = 0; s < profiles.size(); ++s) {
+        profiles[s]->Rates(batch_times.data(), n, batch_rates.data() + s * kRateBatch);
+      }
+    }
+    const size_t in_batch = static_cast<size_t>(k - batch_start);
+    for (size_t s = 0; s < profiles.size(); ++s) {
+      model->SetSourceRate(static_cast<int>(s), batch_rates[s * kRateBatch + in_batch]);
+    }
 
-    if (traits.every_step || (k > 0 && k % interval_steps == 0)) {
+    const bool interval_due = k == next_decision;
+    if (interval_due) next_decision += interval_steps;
+    if (traits.every_step || interval_due) {
       PolicyInput in;
       in.now_seconds = t;
       in.topology = &model->Topology();
@@ -87,6 +113,8 @@ StatusOr<PolicyReport> RunPolicy(const Scenario& scenario, ScalingPolicy& policy
         std::map<VertexId, int> before = CurrentParallelism(*model);
         StatusOr<double> downtime = model->Rescale(*d->parallelism, RescaleOptions{.free = traits.free_restarts});
         if (!downtime.ok()) return downtime.status().WithContext("policy " + rep.policy);
+        slots = model->slots();
+        task_managers = model->task_managers();
         std::map<VertexId, int> after = CurrentParallelism(*model);
         if (after != before) {
           ++rep.rescales;
@@ -108,9 +136,8 @@ StatusOr<PolicyReport> RunPolicy(const Scenario& scenario, ScalingPolicy& policy
     }
 
     model->Step(dt);
-    const int slots = model->slots();
     slot_seconds += slots * dt;
-    tm_seconds += model->task_managers() * dt;
+    tm_seconds += task_managers * dt;
     rep.min_slots = std::min(rep.min_slots, slots);
     rep.max_slots = std::max(rep.max_slots, slots);
     const double lag = model->LagSeconds();
