@@ -543,7 +543,14 @@ double JobModel::total_processed(int vertex_index) const {
 }
 
 std::vector<VertexDemand> JobModel::TrueDemand() const {
-  std::vector<VertexDemand> d(vertices_.size());
+  std::vector<VertexDemand> d;
+  TrueDemand(&d);
+  return d;
+}
+
+void JobModel::TrueDemand(std::vector<VertexDemand>* out) const {
+  std::vector<VertexDemand>& d = *out;
+  d.assign(vertices_.size(), VertexDemand{});
   for (size_t vi = 0; vi < vertices_.size(); ++vi) {
     const Vertex& v = vertices_[vi];
     if (v.source >= 0) {
@@ -557,7 +564,6 @@ std::vector<VertexDemand> JobModel::TrueDemand() const {
       if (e.ship == ShipStrategy::kHash) d[vi].hashed += in;
     }
   }
-  return d;
 }
 
 double JobModel::MaxHashShare(int vertex_index, int parallelism) const {
@@ -574,6 +580,16 @@ double JobModel::MaxHashShare(int vertex_index, int parallelism) const {
 }
 
 int JobModel::MinimalParallelism(int vertex_index, const VertexDemand& demand) const {
+  const Vertex& v = vertices_[static_cast<size_t>(vertex_index)];
+  if (demand.total == v.minimal_demand.total && demand.hashed == v.minimal_demand.hashed) {
+    return v.minimal_p;
+  }
+  v.minimal_p = ComputeMinimalParallelism(vertex_index, demand);
+  v.minimal_demand = demand;
+  return v.minimal_p;
+}
+
+int JobModel::ComputeMinimalParallelism(int vertex_index, const VertexDemand& demand) const {
   const Vertex& v = vertices_[static_cast<size_t>(vertex_index)];
   if (demand.total <= 0) return 1;
   const int lower = std::max(1, static_cast<int>(std::ceil(demand.total / v.cap - 1e-9)));

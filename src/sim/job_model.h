@@ -179,8 +179,10 @@ class JobModel {
   double total_processed(int vertex_index) const;
   // Per vertex (topological order) demand at the current source rates, with no throttling.
   std::vector<VertexDemand> TrueDemand() const;
+  void TrueDemand(std::vector<VertexDemand>* out) const;  // the same into *out, reusing it
   // The fewest subtasks that carry `demand` on vertex `vertex_index` without saturating any
   // subtask (key-group and partition skew included); the max useful parallelism when none does.
+  // Remembers the last answer per vertex (the oracle asks every step, mostly the same demand).
   int MinimalParallelism(int vertex_index, const VertexDemand& demand) const;
   // Total state size now (bytes): fixed state plus windowed state at the recent input rate.
   double StateBytes() const;
@@ -212,6 +214,7 @@ class JobModel {
   int64_t StartSnapshot(bool savepoint, bool commits);
   void EmitEvent(InFlight& f, bool completed, const std::string& failure);
   double MaxHashShare(int vertex_index, int parallelism) const;
+  int ComputeMinimalParallelism(int vertex_index, const VertexDemand& demand) const;
   // Linear regime (job_model_fast.cc): see the comment at fast_ below.
   bool CanStepFast(int64_t t0) const;
   void FastStep(int64_t t0, int64_t t1);

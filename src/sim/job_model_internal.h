@@ -23,6 +23,8 @@ struct JobModel::Vertex {
   std::vector<int> out_edges;
   std::vector<double> key_prefix;                // prefix sums of key-group weights (max_p + 1)
   mutable std::vector<double> max_share_cache;   // by parallelism; < 0: not computed
+  mutable VertexDemand minimal_demand{-1, -1};   // MinimalParallelism's last question
+  mutable int minimal_p = 0;                     // and its answer
   double ewma_in = 0;                            // input rate, 60-s exponential average
   double total_processed = 0;
 };

@@ -343,6 +343,24 @@ TEST(JobModel, KeyGroupSplitSkewCapsThroughput) {
   EXPECT_EQ(m->MinimalParallelism(1, VertexDemand{0, 0}), 1);
 }
 
+TEST(JobModel, MinimalParallelismRemembersOnlyTheSameQuestion) {
+  // The model remembers its last answer per vertex; asked again, or after other questions, it
+  // must answer what a model that was never asked before does.
+  JobSpec spec = Chain({Source("src", 2, 12, 1'000), Op("agg", 3, 100)}, ShipStrategy::kHash);
+  spec.vertices[1].max_parallelism = 128;
+  spec.vertices[1].key_skew = 0.8;
+  auto asked = Make(spec, 4);
+  const std::vector<VertexDemand> questions = {{6'400, 6'400}, {6'400, 6'400}, {6'401, 6'401},
+                                               {6'400, 3'000}, {6'400, 6'400}, {0, 0},
+                                               {6'400, 6'400}, {6'400, 0},     {5'000, 5'000}};
+  for (int vertex : {0, 1}) {
+    for (const VertexDemand& d : questions) {
+      EXPECT_EQ(asked->MinimalParallelism(vertex, d), Make(spec, 4)->MinimalParallelism(vertex, d))
+          << vertex << ": " << d.total << " / " << d.hashed;
+    }
+  }
+}
+
 TEST(JobModel, CheckpointDurationGrowsWithState) {
   JobSpec spec = Chain({Source("src", 1, 1, 1e6), Op("window", 1, 1e6)}, ShipStrategy::kHash);
   spec.vertices[1].state_retention_seconds = 10;

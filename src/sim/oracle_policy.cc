@@ -1,5 +1,7 @@
 // The `oracle` reference policy (see policy.h): the analytical lower bound on slots.
 #include <cmath>
+#include <map>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -23,29 +25,38 @@ class OraclePolicy final : public ScalingPolicy {
   StatusOr<PolicyDecision> Decide(const PolicyInput& input) override {
     if (!input.truth || !input.topology) return InternalError("oracle: needs ground truth and topology");
     const JobModel& m = *input.truth;
-    std::vector<VertexDemand> demand = m.TrueDemand();
-    PolicyDecision d;
-    std::map<core::VertexId, int> target;
+    m.TrueDemand(&demand_);
+    target_.resize(demand_.size());
     bool change = false;
-    for (size_t i = 0; i < demand.size(); ++i) {
-      VertexDemand want = demand[i];
+    for (size_t i = 0; i < demand_.size(); ++i) {
+      VertexDemand want = demand_[i];
       want.total *= 1.0 + headroom_;
       want.hashed *= 1.0 + headroom_;
-      const int p = m.MinimalParallelism(static_cast<int>(i), want);
+      target_[i] = m.MinimalParallelism(static_cast<int>(i), want);
+      change = change || target_[i] != input.topology->vertices[i].parallelism;
+    }
+    // Called every step, and most steps change nothing: the decision is only spelled out when
+    // one does.
+    PolicyDecision d;
+    if (!change) return d;
+    std::map<core::VertexId, int> target;
+    for (size_t i = 0; i < demand_.size(); ++i) {
+      const int p = target_[i];
       const core::VertexInfo& v = input.topology->vertices[i];
       target[v.id] = p;
       if (p != v.parallelism) {
-        change = true;
         d.reasons.push_back(fmt::format("{}: true demand {:.0f} records/s needs {} subtasks (was {})",
-                                        v.id, demand[i].total, p, v.parallelism));
+                                        v.id, demand_[i].total, p, v.parallelism));
       }
     }
-    if (change) d.parallelism = std::move(target);
+    d.parallelism = std::move(target);
     return d;
   }
 
  private:
   double headroom_;
+  std::vector<VertexDemand> demand_;  // per vertex, reused from step to step
+  std::vector<int> target_;
 };
 
 }  // namespace
