@@ -3,6 +3,7 @@
 #include "sim/job_model_internal.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -98,7 +99,8 @@ void JobModel::RebuildLayout() {
   }
   num_subtasks_ = offset;
   const size_t n = static_cast<size_t>(num_subtasks_);
-  for (std::vector<double>* a : {&demand_, &actual_, &ratio_, &factor_, &avail_, &idle_rate_,
+  flow_valid_ = false;
+  for (std::vector<double>* a : {&demand_, &offer_, &actual_, &ratio_, &factor_, &avail_, &idle_rate_,
                                  &bp_rate_, &cum_in_, &cum_out_, &cum_idle_, &cum_bp_, &key_share_}) {
     a->assign(n, 0.0);
   }
@@ -274,22 +276,15 @@ void JobModel::BackwardMinRatio() {
   }
 }
 
-void JobModel::Process(int64_t active_start_ms, int64_t end_ms) {
-  const double tau = static_cast<double>(end_ms - active_start_ms) / 1000.0;
-  // 1. What each source subtask can read: min(capacity, backlog of its partitions / tau).
-  //    factor_ is the throttle from downstream; offers are kept in avail_ -> demand_.
+// Process() steps 2-4 and the time rates of step 5, from the source offers in offer_: sets
+// factor_, demand_, ratio_, actual_, vertex_total_, sat_, reach_, idle_rate_ and bp_rate_.
+void JobModel::ComputeFlow() {
+  // factor_ is the throttle from downstream; offers go offer_ -> actual_ -> demand_.
   for (const Source& s : sources_) {
     const Vertex& v = vertices_[static_cast<size_t>(s.vertex)];
-    for (int i = 0; i < v.p; ++i) {
-      double avail = 0;
-      for (int k = s.owner_begin[static_cast<size_t>(i)]; k < s.owner_begin[static_cast<size_t>(i) + 1]; ++k) {
-        const PartitionOffsets& po = s.parts[static_cast<size_t>(s.order[static_cast<size_t>(k)])];
-        avail += po.end - po.read;
-      }
-      const size_t j = static_cast<size_t>(v.first + i);
-      avail_[j] = avail;
-      actual_[j] = std::min(v.cap, avail / tau);  // the offer
-      factor_[j] = 1.0;
+    for (int j = v.first; j < v.first + v.p; ++j) {
+      actual_[static_cast<size_t>(j)] = offer_[static_cast<size_t>(j)];
+      factor_[static_cast<size_t>(j)] = 1.0;
     }
   }
   // 2. Throttle factors: demand at the current factors, then each source scales by the smallest
@@ -345,22 +340,55 @@ void JobModel::Process(int64_t active_start_ms, int64_t end_ms) {
     }
     vertex_reach_[k] = any;
   }
-  // 5. Time accounting and counters.
-  if (ewma_alpha_ms_ != end_ms - active_start_ms) {
-    ewma_alpha_ms_ = end_ms - active_start_ms;
-    ewma_alpha_dt_ = 1.0 - std::exp(-tau / kWindowSeconds);
-  }
-  for (size_t vi = 0; vi < vertices_.size(); ++vi) {
-    Vertex& v = vertices_[vi];
+  // 5. Time accounting: busy in proportion to the work; the rest is backpressured when a
+  //    saturated subtask lies downstream (or a source is throttled), else idle.
+  for (const Vertex& v : vertices_) {
     const bool source = v.source >= 0;
     for (int j = v.first; j < v.first + v.p; ++j) {
       const size_t u = static_cast<size_t>(j);
-      const double a = actual_[u];
-      const double busy = sat_[u] ? 1.0 : std::min(1.0, a / v.cap);
+      const double busy = sat_[u] ? 1.0 : std::min(1.0, actual_[u] / v.cap);
       const double rest = (1.0 - busy) * 1000.0;
       const bool bp = reach_[u] || (source && factor_[u] < kSaturated);
       idle_rate_[u] = bp ? 0.0 : rest;
       bp_rate_[u] = bp ? rest : 0.0;
+    }
+  }
+}
+
+void JobModel::Process(int64_t active_start_ms, int64_t end_ms) {
+  const int64_t tau_ms = end_ms - active_start_ms;
+  const double tau = static_cast<double>(tau_ms) / 1000.0;
+  // 1. What each source subtask can read: min(capacity, backlog of its partitions / tau).
+  bool same_offers = flow_valid_ && !flow_reuse_disabled_;
+  for (const Source& s : sources_) {
+    const Vertex& v = vertices_[static_cast<size_t>(s.vertex)];
+    for (int i = 0; i < v.p; ++i) {
+      double avail = 0;
+      for (int k = s.owner_begin[static_cast<size_t>(i)]; k < s.owner_begin[static_cast<size_t>(i) + 1]; ++k) {
+        const PartitionOffsets& po = s.parts[static_cast<size_t>(s.order[static_cast<size_t>(k)])];
+        avail += po.end - po.read;
+      }
+      const size_t j = static_cast<size_t>(v.first + i);
+      avail_[j] = avail;
+      const double offer = std::min(v.cap, avail / tau);
+      same_offers = same_offers && std::bit_cast<uint64_t>(offer) == std::bit_cast<uint64_t>(offer_[j]);
+      offer_[j] = offer;
+    }
+  }
+  // 2.-4. The flow depends on nothing but the offers: a saturated job offers its capacity step
+  // after step, and then the last step's flow is this step's too.
+  if (!same_offers) ComputeFlow();
+  flow_valid_ = true;
+  // 5. Counters.
+  if (ewma_alpha_ms_ != tau_ms) {
+    ewma_alpha_ms_ = tau_ms;
+    ewma_alpha_dt_ = 1.0 - std::exp(-tau / kWindowSeconds);
+  }
+  for (size_t vi = 0; vi < vertices_.size(); ++vi) {
+    Vertex& v = vertices_[vi];
+    for (int j = v.first; j < v.first + v.p; ++j) {
+      const size_t u = static_cast<size_t>(j);
+      const double a = actual_[u];
       cum_in_[u] += a * tau;
       cum_out_[u] += v.sel * a * tau;
       cum_idle_[u] += idle_rate_[u] * tau;
@@ -415,6 +443,7 @@ void JobModel::ResetWindows(int64_t start_ms) {
                                  &actual_}) {
     std::fill(a->begin(), a->end(), 0.0);
   }
+  flow_valid_ = false;  // actual_ and the time rates are zero now
   ring_head_ = 0;
   ring_count_ = 1;
   ring_time_ms_[0] = start_ms;

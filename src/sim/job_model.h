@@ -192,6 +192,8 @@ class JobModel {
 
   // Forces the general per-subtask path at every step (tests compare it with the linear regime).
   void DisableLinearRegimeForTest() { linear_disabled_ = true; }
+  // Forces Process() to recompute the flow even when the source offers did not change.
+  void DisableFlowReuseForTest() { flow_reuse_disabled_ = true; }
 
  private:
   struct Vertex;
@@ -204,6 +206,7 @@ class JobModel {
   void RebuildLayout();  // after a parallelism change: subtask arrays, partition owners
   void BuildTopology();
   void Process(int64_t active_start_ms, int64_t end_ms);
+  void ComputeFlow();
   void ForwardPass(double* rate);
   void BackwardMinRatio();
   void PushWindows(int64_t boundary_ms, int64_t end_ms);
@@ -241,8 +244,11 @@ class JobModel {
   int num_subtasks_ = 0;
 
   // Per subtask (flat, vertex after vertex).
-  std::vector<double> demand_, actual_, ratio_, factor_, avail_;
+  std::vector<double> demand_, offer_, actual_, ratio_, factor_, avail_;
   std::vector<double> idle_rate_, bp_rate_;  // ms/s during the last active step
+  // The flow arrays (actual_ ... bp_rate_) hold what ComputeFlow() made of the offers in offer_.
+  bool flow_valid_ = false;
+  bool flow_reuse_disabled_ = false;
   std::vector<double> cum_in_, cum_out_, cum_idle_, cum_bp_;
   std::vector<double> key_share_;            // hash input share per subtask
   std::vector<uint8_t> sat_, reach_;
