@@ -200,7 +200,7 @@ void JobModel::Step(double dt_seconds) {
   if (CanStepFast(t0)) {
     FastStep(t0, t1);
     now_ms_ = t1;
-    AdvanceCheckpoints();
+    if (CheckpointsDue()) AdvanceCheckpoints();
     return;
   }
   if (fast_) ExitFast();
@@ -223,7 +223,7 @@ void JobModel::Step(double dt_seconds) {
     drained_ = false;  // input arrived while the tasks are down
   }
   now_ms_ = t1;
-  AdvanceCheckpoints();
+  if (CheckpointsDue()) AdvanceCheckpoints();
 }
 
 void JobModel::ForwardPass(double* rate) {
@@ -533,10 +533,6 @@ double JobModel::Fail(std::optional<double> backoff_seconds) {
 }
 
 // ---- Ground truth ------------------------------------------------------------------------------
-
-double JobModel::PendingRecords(int source_index) const {
-  return std::max(0.0, pending_[static_cast<size_t>(source_index)]);
-}
 
 void JobModel::RecountPending() {
   for (size_t si = 0; si < sources_.size(); ++si) {

@@ -40,6 +40,7 @@
 // Thread-safety: not thread-safe; one model per thread. Step() does not allocate.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -168,7 +169,9 @@ class JobModel {
 
   // ---- Ground truth (reports, tests, the oracle; real policies must not read these) ---------
   // Records waiting in the partitions of source `source_index` / of all sources.
-  double PendingRecords(int source_index) const;
+  double PendingRecords(int source_index) const {
+    return std::max(0.0, pending_[static_cast<size_t>(source_index)]);
+  }
   double TotalPendingRecords() const;
   // Lag in seconds of input: max over sources of pending / input rate (pending > 0 with zero
   // input counts as pending / 1 record/s).
@@ -213,6 +216,9 @@ class JobModel {
   void ResetWindows(int64_t start_ms);
   void StartRestart(double downtime_seconds, bool rewind);
   void AdvanceCheckpoints();
+  // Whether AdvanceCheckpoints() has anything to do now: a snapshot to complete or a periodic
+  // one to trigger.
+  bool CheckpointsDue() const { return !in_flight_.empty() || now_ms_ >= next_checkpoint_ms_; }
   void AbortAllCheckpoints(const std::string& reason);
   int64_t StartSnapshot(bool savepoint, bool commits);
   void EmitEvent(InFlight& f, bool completed, const std::string& failure);

@@ -12,7 +12,6 @@ namespace trimtab::sim {
 namespace {
 constexpr int64_t kWindowUpdateMs = 5000;
 constexpr double kWindowSeconds = 60.0;
-enum Kind { kIn = 0, kOut = 1, kIdle = 2, kBp = 3 };
 }  // namespace
 
 void JobModel::ComputeGains() {
@@ -87,45 +86,6 @@ void JobModel::FastStep(int64_t t0, int64_t t1) {
   }
 }
 
-namespace {
-double Linear(int kind, double entry, double gain, double sel, double cap, double bp, double l, double t) {
-  switch (kind) {
-    case kIn: return entry + gain * l;
-    case kOut: return entry + sel * gain * l;
-    case kIdle: return entry + 1000.0 * (t - gain * l / cap);
-    default: return bp;
-  }
-}
-}  // namespace
-
-double JobModel::RingValue(int kind, int slot, const Vertex& v, size_t u) const {
-  const size_t n = static_cast<size_t>(num_subtasks_);
-  const size_t at = static_cast<size_t>(slot) * n + u;
-  if (!slot_virtual_[slot]) {
-    switch (kind) {
-      case kIn: return ring_in_[at];
-      case kOut: return ring_out_[at];
-      case kIdle: return ring_idle_[at];
-      default: return ring_bp_[at];
-    }
-  }
-  const double entry = kind == kIn ? entry_in_[u] : kind == kOut ? entry_out_[u] : entry_idle_[u];
-  return Linear(kind, entry, gain_[u], v.sel, v.cap, cum_bp_[u], slot_l_[slot], slot_t_[slot]);
-}
-
-double JobModel::CumValue(int kind, const Vertex& v, size_t u) const {
-  if (!fast_) {
-    switch (kind) {
-      case kIn: return cum_in_[u];
-      case kOut: return cum_out_[u];
-      case kIdle: return cum_idle_[u];
-      default: return cum_bp_[u];
-    }
-  }
-  const double entry = kind == kIn ? entry_in_[u] : kind == kOut ? entry_out_[u] : entry_idle_[u];
-  return Linear(kind, entry, gain_[u], v.sel, v.cap, cum_bp_[u], fast_l_, fast_t_);
-}
-
 void JobModel::ExitFast() {
   const size_t n = static_cast<size_t>(num_subtasks_);
   for (int slot = 0; slot < kSlots; ++slot) {
@@ -134,9 +94,9 @@ void JobModel::ExitFast() {
       for (int j = v.first; j < v.first + v.p; ++j) {
         const size_t u = static_cast<size_t>(j);
         const size_t at = static_cast<size_t>(slot) * n + u;
-        ring_in_[at] = RingValue(kIn, slot, v, u);
-        ring_out_[at] = RingValue(kOut, slot, v, u);
-        ring_idle_[at] = RingValue(kIdle, slot, v, u);
+        ring_in_[at] = RingValue(kRecordsIn, slot, v, u);
+        ring_out_[at] = RingValue(kRecordsOut, slot, v, u);
+        ring_idle_[at] = RingValue(kIdleMs, slot, v, u);
         ring_bp_[at] = cum_bp_[u];
       }
     }
@@ -145,7 +105,7 @@ void JobModel::ExitFast() {
   for (const Vertex& v : vertices_) {
     for (int j = v.first; j < v.first + v.p; ++j) {
       const size_t u = static_cast<size_t>(j);
-      const double in = CumValue(kIn, v, u), out = CumValue(kOut, v, u), idle = CumValue(kIdle, v, u);
+      const double in = CumValue(kRecordsIn, v, u), out = CumValue(kRecordsOut, v, u), idle = CumValue(kIdleMs, v, u);
       cum_in_[u] = in;
       cum_out_[u] = out;
       cum_idle_[u] = idle;

@@ -45,4 +45,50 @@ struct JobModel::EdgeRt {
   bool pointwise = false;  // forward with equal parallelism
 };
 
+// Which counter RingValue() and CumValue() read (inline: the metric snapshot reads them per
+// subtask and per window slot).
+enum CounterKind { kRecordsIn = 0, kRecordsOut = 1, kIdleMs = 2, kBackpressuredMs = 3 };
+
+namespace internal {
+// A counter of the linear regime from its value at entry and the integrated input l and active
+// time t since.
+inline double Linear(int kind, double entry, double gain, double sel, double cap, double bp, double l,
+                     double t) {
+  switch (kind) {
+    case kRecordsIn: return entry + gain * l;
+    case kRecordsOut: return entry + sel * gain * l;
+    case kIdleMs: return entry + 1000.0 * (t - gain * l / cap);
+    default: return bp;
+  }
+}
+}  // namespace internal
+
+inline double JobModel::RingValue(int kind, int slot, const Vertex& v, size_t u) const {
+  const size_t n = static_cast<size_t>(num_subtasks_);
+  const size_t at = static_cast<size_t>(slot) * n + u;
+  if (!slot_virtual_[slot]) {
+    switch (kind) {
+      case kRecordsIn: return ring_in_[at];
+      case kRecordsOut: return ring_out_[at];
+      case kIdleMs: return ring_idle_[at];
+      default: return ring_bp_[at];
+    }
+  }
+  const double entry = kind == kRecordsIn ? entry_in_[u] : kind == kRecordsOut ? entry_out_[u] : entry_idle_[u];
+  return internal::Linear(kind, entry, gain_[u], v.sel, v.cap, cum_bp_[u], slot_l_[slot], slot_t_[slot]);
+}
+
+inline double JobModel::CumValue(int kind, const Vertex& v, size_t u) const {
+  if (!fast_) {
+    switch (kind) {
+      case kRecordsIn: return cum_in_[u];
+      case kRecordsOut: return cum_out_[u];
+      case kIdleMs: return cum_idle_[u];
+      default: return cum_bp_[u];
+    }
+  }
+  const double entry = kind == kRecordsIn ? entry_in_[u] : kind == kRecordsOut ? entry_out_[u] : entry_idle_[u];
+  return internal::Linear(kind, entry, gain_[u], v.sel, v.cap, cum_bp_[u], fast_l_, fast_t_);
+}
+
 }  // namespace trimtab::sim
