@@ -382,6 +382,7 @@ void JobModel::Process(int64_t active_start_ms, int64_t end_ms) {
   // 5. Counters.
   if (ewma_alpha_ms_ != tau_ms) {
     ewma_alpha_ms_ = tau_ms;
+    ewma_dt_ = tau;
     ewma_alpha_dt_ = 1.0 - std::exp(-tau / kWindowSeconds);
   }
   for (size_t vi = 0; vi < vertices_.size(); ++vi) {

@@ -301,8 +301,10 @@ class JobModel {
   double reprocessed_records_ = 0;
   double step_seconds_ = -1;   // the last Step()'s dt and its length in whole ms
   int64_t step_ms_ = 0;
-  double ewma_alpha_dt_ = -1;  // cached EWMA factor for the last step length
+  // The last active step length in ms, in seconds, and the EWMA factor for it.
   int64_t ewma_alpha_ms_ = -1;
+  double ewma_dt_ = 0;
+  double ewma_alpha_dt_ = -1;
   std::vector<double> pending_;  // per source: records not yet read
   bool drained_ = true;          // after the last step every partition was read to its end
 

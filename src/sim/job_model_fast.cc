@@ -40,11 +40,6 @@ void JobModel::ComputeGains() {
   lambda_max_ = limit * (1.0 - 4e-9);
 }
 
-bool JobModel::CanStepFast(int64_t t0) const {
-  return !linear_disabled_ && sources_.size() == 1 && down_until_ms_ <= t0 && drained_ &&
-         sources_[0].rate <= lambda_max_;
-}
-
 void JobModel::EnterFast() {
   entry_in_ = cum_in_;  // same sizes after the first time: no allocation
   entry_out_ = cum_out_;
@@ -56,16 +51,17 @@ void JobModel::EnterFast() {
 
 void JobModel::FastStep(int64_t t0, int64_t t1) {
   if (!fast_) EnterFast();
-  const double dt = static_cast<double>(t1 - t0) / 1000.0;
+  if (ewma_alpha_ms_ != t1 - t0) {
+    ewma_alpha_ms_ = t1 - t0;
+    ewma_dt_ = static_cast<double>(t1 - t0) / 1000.0;
+    ewma_alpha_dt_ = 1.0 - std::exp(-ewma_dt_ / kWindowSeconds);
+  }
+  const double dt = ewma_dt_;
   const Source& s = sources_[0];
   const double rate = s.rate;
   fast_partition_add_ += rate * dt / static_cast<double>(s.parts.size());
   fast_l_ += rate * dt;
   fast_t_ += dt;
-  if (ewma_alpha_ms_ != t1 - t0) {
-    ewma_alpha_ms_ = t1 - t0;
-    ewma_alpha_dt_ = 1.0 - std::exp(-dt / kWindowSeconds);
-  }
   for (size_t vi = 0; vi < vertices_.size(); ++vi) {
     Vertex& v = vertices_[vi];
     const double in = vertex_gain_[vi] * rate;

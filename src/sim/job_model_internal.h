@@ -63,6 +63,11 @@ inline double Linear(int kind, double entry, double gain, double sel, double cap
 }
 }  // namespace internal
 
+inline bool JobModel::CanStepFast(int64_t t0) const {
+  return !linear_disabled_ && sources_.size() == 1 && down_until_ms_ <= t0 && drained_ &&
+         sources_[0].rate <= lambda_max_;
+}
+
 inline double JobModel::RingValue(int kind, int slot, const Vertex& v, size_t u) const {
   const size_t n = static_cast<size_t>(num_subtasks_);
   const size_t at = static_cast<size_t>(slot) * n + u;
