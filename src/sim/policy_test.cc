@@ -69,5 +69,34 @@ TEST(OraclePolicy, FewestSubtasksForTrueDemandWithPartitionSkew) {
   EXPECT_EQ(d->reasons[0], "bid-projection: true demand 550000 records/s needs 6 subtasks (was 4)");
 }
 
+// The oracle skips steps whose rates and parallelism are those of the last quiet step; it must
+// decide what an oracle asked for the first time does, also when it is reused for a new run.
+TEST(OraclePolicy, RemembersOnlyWhatDecidesTheSame) {
+  auto reused = std::move(MakeOraclePolicy(Json())).value();
+  for (const char* library : {"q5", "q11"}) {
+    StatusOr<JobSpec> spec = LibraryJob(library, {.parallelism = 2, .partitions = 12});
+    ASSERT_TRUE(spec.ok());
+    auto m = std::move(JobModel::Create(*spec, 3)).value();
+    int changes = 0;
+    for (int k = 0; k < 2'000; ++k) {
+      // Held for a while, steps, and a rate that changes every step for a spell.
+      const double rate = k < 300 ? 40'000 : k < 900 ? 90'000 + 1'000 * (k / 100) : 20'000.0 + 37 * k;
+      m->SetSourceRate(0, k >= 1'500 ? 60'000 : rate);
+      PolicyInput in{.now_seconds = 5.0 * k, .topology = &m->Topology(), .truth = m.get()};
+      StatusOr<PolicyDecision> a = reused->Decide(in);
+      StatusOr<PolicyDecision> b = std::move(MakeOraclePolicy(Json())).value()->Decide(in);
+      ASSERT_TRUE(a.ok() && b.ok());
+      ASSERT_EQ(a->parallelism, b->parallelism) << library << " step " << k;
+      ASSERT_EQ(a->reasons, b->reasons) << library << " step " << k;
+      if (a->parallelism && k % 3 != 0) {  // some decisions are not applied (asked again)
+        ++changes;
+        ASSERT_TRUE(m->Rescale(*a->parallelism, RescaleOptions{.free = true}).ok());
+      }
+      m->Step(5);
+    }
+    EXPECT_GE(changes, 3) << library;
+  }
+}
+
 }  // namespace
 }  // namespace trimtab::sim
