@@ -141,6 +141,10 @@ void JobModel::RebuildLayout() {
 }
 
 void JobModel::BuildTopology() {
+  if (topology_.vertices.size() == vertices_.size()) {  // a rescale: only parallelism changes
+    for (size_t i = 0; i < vertices_.size(); ++i) topology_.vertices[i].parallelism = vertices_[i].p;
+    return;
+  }
   topology_.vertices.clear();
   topology_.edges.clear();
   for (const Vertex& v : vertices_) {
@@ -504,7 +508,7 @@ StatusOr<double> JobModel::Rescale(const std::map<VertexId, int>& parallelism, R
   for (size_t i = 0; i < vertices_.size(); ++i) changed = changed || next[i] != vertices_[i].p;
   if (!changed) return 0.0;
 
-  if (fast_) ExitFast();
+  if (fast_) DropFast();  // the new tasks' counters and windows start from zero
   const RestoreSource from = options.restore_from.value_or(spec_.restart.rescale_from);
   double downtime = 0;
   if (!options.free) {

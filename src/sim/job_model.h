@@ -229,6 +229,9 @@ class JobModel {
   void FastStep(int64_t t0, int64_t t1);
   void EnterFast();
   void ExitFast();
+  // Leaves the linear regime materializing only the partition offsets: for a rescale, whose
+  // new tasks start their counters and windows from zero.
+  void DropFast();
   void ComputeGains();
   void MaterializePartitions() const;
   void RecountPending();

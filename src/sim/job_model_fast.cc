@@ -111,6 +111,12 @@ void JobModel::ExitFast() {
   fast_ = false;
 }
 
+void JobModel::DropFast() {
+  MaterializePartitions();
+  std::fill(std::begin(slot_virtual_), std::end(slot_virtual_), false);
+  fast_ = false;
+}
+
 void JobModel::MaterializePartitions() const {
   if (fast_partition_add_ == 0) return;
   for (const Source& s : sources_) {

@@ -531,5 +531,47 @@ TEST(JobModel, ReusedFlowMatchesARecomputedOne) {
   EXPECT_EQ(reused->reprocessed_records(), recomputed->reprocessed_records());
 }
 
+TEST(JobModel, RescaleFromTheLinearRegimeSkipsOnlyWhatTheNewTasksReset) {
+  // A rescale leaves the linear regime without materializing counters and windows (the new
+  // tasks start them from zero); a model that materialized everything first must report the same.
+  JobSpec spec = Chain({Source("src", 2, 8, 40'000), Op("window", 3, 25'000, 0.5), Op("sink", 2, 1e6)},
+                       ShipStrategy::kHash);
+  spec.vertices[1].state_retention_seconds = 10;
+  spec.vertices[1].state_bytes_per_record = 100;
+  spec.checkpoint.interval_seconds = 30;
+  auto dropped = Make(spec, 5);
+  auto materialized = Make(spec, 5);
+  for (const RescaleOptions& options : {RescaleOptions{.free = true}, RescaleOptions{}}) {
+    for (JobModel* m : {dropped.get(), materialized.get()}) {
+      m->SetSourceRate(0, 20'000);
+      Advance(*m, 600, 5.0);
+      Advance(*m, 12);  // away from the last checkpoint, which materialized the offsets
+    }
+    // Setting the offsets they already have takes the second model out of the regime in full.
+    const std::vector<PartitionOffsets> offsets = materialized->partitions(0);
+    ASSERT_TRUE(materialized->SetPartitionOffsets(0, offsets).ok());
+    const int p = dropped->parallelism(1) == 3 ? 5 : 3;
+    for (JobModel* m : {dropped.get(), materialized.get()}) {
+      ASSERT_TRUE(m->Rescale({{"window", p}}, options).ok());
+      Advance(*m, 300, 5.0);
+    }
+    const JobMetrics a = dropped->Snapshot(), b = materialized->Snapshot();
+    ASSERT_EQ(a.vertices.size(), 3u);
+    for (size_t v = 0; v < a.vertices.size(); ++v) {
+      for (size_t i = 0; i < a.vertices[v].subtasks.size(); ++i) {
+        const SubtaskMetrics& x = a.vertices[v].subtasks[i];
+        const SubtaskMetrics& y = b.vertices[v].subtasks[i];
+        EXPECT_EQ(x.idle_ms_per_second, y.idle_ms_per_second);
+        EXPECT_EQ(x.records_in_per_second, y.records_in_per_second);
+        EXPECT_EQ(x.num_records_out, y.num_records_out);
+        EXPECT_EQ(x.accumulated_busy_ms, y.accumulated_busy_ms);
+      }
+    }
+    EXPECT_EQ(dropped->partitions(0)[3].read, materialized->partitions(0)[3].read);
+    EXPECT_EQ(dropped->partitions(0)[3].committed, materialized->partitions(0)[3].committed);
+    EXPECT_EQ(dropped->StateBytes(), materialized->StateBytes());
+  }
+}
+
 }  // namespace
 }  // namespace trimtab::sim

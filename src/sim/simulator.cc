@@ -112,26 +112,27 @@ StatusOr<PolicyReport> RunPolicy(const Scenario& scenario, ScalingPolicy& policy
       StatusOr<PolicyDecision> d = policy.Decide(in);
       if (!d.ok()) return d.status().WithContext("policy " + rep.policy + " at t=" + std::to_string(t));
       if (d->parallelism) {
-        std::map<VertexId, int> before = CurrentParallelism(*model);
+        // Only the decision record needs the parallelism spelled out (the oracle rescales often).
+        const bool record = !traits.free_restarts && rep.decisions.size() < kMaxDecisionRecords;
+        std::map<VertexId, int> before;
+        if (record) before = CurrentParallelism(*model);
+        const int64_t rescales_before = model->num_rescales();
         StatusOr<double> downtime = model->Rescale(*d->parallelism, RescaleOptions{.free = traits.free_restarts});
         if (!downtime.ok()) return downtime.status().WithContext("policy " + rep.policy);
         slots = model->slots();
         task_managers = model->task_managers();
-        std::map<VertexId, int> after = CurrentParallelism(*model);
-        if (after != before) {
+        if (model->num_rescales() != rescales_before) {  // the parallelism changed
           ++rep.rescales;
           rep.downtime_seconds += *downtime;
           if (change_index > 0) {
             ++rep.changes.back().rescales;
             window.last_event = std::max(window.last_event, t + *downtime);
           }
-          if (!traits.free_restarts) {
-            if (rep.decisions.size() < kMaxDecisionRecords) {
-              rep.decisions.push_back(DecisionRecord{t, std::move(before), std::move(after),
-                                                     std::move(d->reasons), *downtime});
-            } else {
-              ++rep.decisions_omitted;
-            }
+          if (record) {
+            rep.decisions.push_back(DecisionRecord{t, std::move(before), CurrentParallelism(*model),
+                                                   std::move(d->reasons), *downtime});
+          } else if (!traits.free_restarts) {
+            ++rep.decisions_omitted;
           }
         }
       }
