@@ -41,6 +41,7 @@ JobMetrics JobModel::Snapshot() const {
     const double gauge_seconds =
         static_cast<double>(ring_time_ms_[ring_head_] - ring_time_ms_[slot_back(span)]) / 1000.0;
     const double elapsed_ms = static_cast<double>(now_ms_ - task_start_ms_);
+    m.vertices.reserve(vertices_.size());
     for (const Vertex& v : vertices_) {
       VertexMetrics vm;
       vm.id = v.id;

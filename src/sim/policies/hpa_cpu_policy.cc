@@ -52,13 +52,16 @@ class HpaCpuPolicy final : public ScalingPolicy {
     }
     // Reactive mode runs every vertex on all slots: a job started at another parallelism is
     // brought to TaskManagers x slots first (what the JobManager would do on its own).
-    std::map<core::VertexId, int> reactive;
+    const auto reactive_parallelism = [&](const core::VertexInfo& v) {
+      return std::clamp(replicas * slots_per_tm, 1, v.max_parallelism);
+    };
     bool aligned = true;
     for (const core::VertexInfo& v : topology.vertices) {
-      reactive[v.id] = std::clamp(replicas * slots_per_tm, 1, v.max_parallelism);
-      aligned = aligned && reactive[v.id] == v.parallelism;
+      aligned = aligned && reactive_parallelism(v) == v.parallelism;
     }
     if (!aligned && m.state == JobState::kRunning) {
+      std::map<core::VertexId, int> reactive;
+      for (const core::VertexInfo& v : topology.vertices) reactive[v.id] = reactive_parallelism(v);
       PolicyDecision out;
       out.parallelism = std::move(reactive);
       out.reasons.push_back("reactive mode: every vertex runs on the " +
