@@ -547,12 +547,6 @@ void JobModel::RecountPending() {
   }
 }
 
-double JobModel::TotalPendingRecords() const {
-  double total = 0;
-  for (size_t s = 0; s < sources_.size(); ++s) total += PendingRecords(static_cast<int>(s));
-  return total;
-}
-
 double JobModel::LagSeconds() const {
   double lag = 0;
   for (size_t s = 0; s < sources_.size(); ++s) {

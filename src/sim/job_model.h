@@ -172,7 +172,11 @@ class JobModel {
   double PendingRecords(int source_index) const {
     return std::max(0.0, pending_[static_cast<size_t>(source_index)]);
   }
-  double TotalPendingRecords() const;
+  double TotalPendingRecords() const {
+    double total = 0;
+    for (size_t s = 0; s < pending_.size(); ++s) total += PendingRecords(static_cast<int>(s));
+    return total;
+  }
   // Lag in seconds of input: max over sources of pending / input rate (pending > 0 with zero
   // input counts as pending / 1 record/s).
   double LagSeconds() const;
