@@ -100,8 +100,9 @@ void JobModel::RebuildLayout() {
   num_subtasks_ = offset;
   const size_t n = static_cast<size_t>(num_subtasks_);
   flow_valid_ = false;
-  for (std::vector<double>* a : {&demand_, &offer_, &actual_, &ratio_, &factor_, &avail_, &idle_rate_,
-                                 &bp_rate_, &cum_in_, &cum_out_, &cum_idle_, &cum_bp_, &key_share_}) {
+  for (std::vector<double>* a : {&demand_, &offer_, &actual_, &ratio_, &factor_, &avail_,
+                                 &idle_rate_, &bp_rate_, &cum_in_, &cum_out_, &cum_idle_, &cum_bp_,
+                                 &key_share_}) {
     a->assign(n, 0.0);
   }
   sat_.assign(n, 0);
@@ -142,7 +143,9 @@ void JobModel::RebuildLayout() {
 
 void JobModel::BuildTopology() {
   if (topology_.vertices.size() == vertices_.size()) {  // a rescale: only parallelism changes
-    for (size_t i = 0; i < vertices_.size(); ++i) topology_.vertices[i].parallelism = vertices_[i].p;
+    for (size_t i = 0; i < vertices_.size(); ++i) {
+      topology_.vertices[i].parallelism = vertices_[i].p;
+    }
     return;
   }
   topology_.vertices.clear();
@@ -375,7 +378,8 @@ void JobModel::Process(int64_t active_start_ms, int64_t end_ms) {
       const size_t j = static_cast<size_t>(v.first + i);
       avail_[j] = avail;
       const double offer = std::min(v.cap, avail / tau);
-      same_offers = same_offers && std::bit_cast<uint64_t>(offer) == std::bit_cast<uint64_t>(offer_[j]);
+      same_offers =
+          same_offers && std::bit_cast<uint64_t>(offer) == std::bit_cast<uint64_t>(offer_[j]);
       offer_[j] = offer;
     }
   }

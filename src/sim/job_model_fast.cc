@@ -101,7 +101,8 @@ void JobModel::ExitFast() {
   for (const Vertex& v : vertices_) {
     for (int j = v.first; j < v.first + v.p; ++j) {
       const size_t u = static_cast<size_t>(j);
-      const double in = CumValue(kRecordsIn, v, u), out = CumValue(kRecordsOut, v, u), idle = CumValue(kIdleMs, v, u);
+      const double in = CumValue(kRecordsIn, v, u), out = CumValue(kRecordsOut, v, u),
+                   idle = CumValue(kIdleMs, v, u);
       cum_in_[u] = in;
       cum_out_[u] = out;
       cum_idle_[u] = idle;

@@ -52,8 +52,8 @@ enum CounterKind { kRecordsIn = 0, kRecordsOut = 1, kIdleMs = 2, kBackpressuredM
 namespace internal {
 // A counter of the linear regime from its value at entry and the integrated input l and active
 // time t since.
-inline double Linear(int kind, double entry, double gain, double sel, double cap, double bp, double l,
-                     double t) {
+inline double Linear(int kind, double entry, double gain, double sel, double cap, double bp,
+                     double l, double t) {
   switch (kind) {
     case kRecordsIn: return entry + gain * l;
     case kRecordsOut: return entry + sel * gain * l;
@@ -79,8 +79,11 @@ inline double JobModel::RingValue(int kind, int slot, const Vertex& v, size_t u)
       default: return ring_bp_[at];
     }
   }
-  const double entry = kind == kRecordsIn ? entry_in_[u] : kind == kRecordsOut ? entry_out_[u] : entry_idle_[u];
-  return internal::Linear(kind, entry, gain_[u], v.sel, v.cap, cum_bp_[u], slot_l_[slot], slot_t_[slot]);
+  const double entry = kind == kRecordsIn    ? entry_in_[u]
+                       : kind == kRecordsOut ? entry_out_[u]
+                                             : entry_idle_[u];
+  return internal::Linear(kind, entry, gain_[u], v.sel, v.cap, cum_bp_[u], slot_l_[slot],
+                          slot_t_[slot]);
 }
 
 inline double JobModel::CumValue(int kind, const Vertex& v, size_t u) const {
@@ -92,7 +95,9 @@ inline double JobModel::CumValue(int kind, const Vertex& v, size_t u) const {
       default: return cum_bp_[u];
     }
   }
-  const double entry = kind == kRecordsIn ? entry_in_[u] : kind == kRecordsOut ? entry_out_[u] : entry_idle_[u];
+  const double entry = kind == kRecordsIn    ? entry_in_[u]
+                       : kind == kRecordsOut ? entry_out_[u]
+                                             : entry_idle_[u];
   return internal::Linear(kind, entry, gain_[u], v.sel, v.cap, cum_bp_[u], fast_l_, fast_t_);
 }
 

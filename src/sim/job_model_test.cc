@@ -534,8 +534,9 @@ TEST(JobModel, ReusedFlowMatchesARecomputedOne) {
 TEST(JobModel, RescaleFromTheLinearRegimeSkipsOnlyWhatTheNewTasksReset) {
   // A rescale leaves the linear regime without materializing counters and windows (the new
   // tasks start them from zero); a model that materialized everything first must report the same.
-  JobSpec spec = Chain({Source("src", 2, 8, 40'000), Op("window", 3, 25'000, 0.5), Op("sink", 2, 1e6)},
-                       ShipStrategy::kHash);
+  JobSpec spec = Chain(
+      {Source("src", 2, 8, 40'000), Op("window", 3, 25'000, 0.5), Op("sink", 2, 1e6)},
+      ShipStrategy::kHash);
   spec.vertices[1].state_retention_seconds = 10;
   spec.vertices[1].state_bytes_per_record = 100;
   spec.checkpoint.interval_seconds = 30;

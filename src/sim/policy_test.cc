@@ -80,7 +80,8 @@ TEST(OraclePolicy, RemembersOnlyWhatDecidesTheSame) {
     int changes = 0;
     for (int k = 0; k < 2'000; ++k) {
       // Held for a while, steps, and a rate that changes every step for a spell.
-      const double rate = k < 300 ? 40'000 : k < 900 ? 90'000 + 1'000 * (k / 100) : 20'000.0 + 37 * k;
+      const double rate =
+          k < 300 ? 40'000 : k < 900 ? 90'000 + 1'000 * (k / 100) : 20'000.0 + 37 * k;
       m->SetSourceRate(0, k >= 1'500 ? 60'000 : rate);
       PolicyInput in{.now_seconds = 5.0 * k, .topology = &m->Topology(), .truth = m.get()};
       StatusOr<PolicyDecision> a = reused->Decide(in);

@@ -45,7 +45,9 @@ class Constant final : public RateProfile {
  public:
   explicit Constant(double rate) : rate_(rate) {}
   double Rate(double) const override { return rate_; }
-  void Rates(const double*, size_t n, double* out) const override { std::fill(out, out + n, rate_); }
+  void Rates(const double*, size_t n, double* out) const override {
+    std::fill(out, out + n, rate_);
+  }
 
  private:
   double rate_;
@@ -103,7 +105,9 @@ class Daily final : public RateProfile {
   }
 
  private:
-  double At(double t) const { return trough_ + half_swing_ * (1.0 + PortableCos(omega_ * (t - peak_at_))); }
+  double At(double t) const {
+    return trough_ + half_swing_ * (1.0 + PortableCos(omega_ * (t - peak_at_)));
+  }
 
   double trough_, half_swing_, omega_, peak_at_;
 };

@@ -152,7 +152,8 @@ TEST(RateProfile, BatchRatesEqualRateBitForBit) {
            "{type: spike, base: 10, peak: 100, at: 60, duration: 30}",
            "{type: onoff, rate: 50, offRate: 5, on: 10, off: 20}",
            "{type: csv, data: \"0,10\\n10,30\\n20,0\\n\", interpolate: step, loop: true}",
-           "{type: noise, stddev: 0.3, interval: 30 s, of: {type: daily, trough: 1, peak: 9, period: 2 h}}",
+           "{type: noise, stddev: 0.3, interval: 30 s, of: {type: daily, trough: 1, peak: 9, "
+           "period: 2 h}}",
            "{type: noise, stddev: 2, interval: 7, of: 1000}",  // clipped at zero
            "{type: sum, of: [100, {type: noise, interval: 1 min, of: 50}, {type: spike, base: 0, "
            "peak: 50, at: 10, duration: 10}]}",
@@ -164,7 +165,9 @@ TEST(RateProfile, BatchRatesEqualRateBitForBit) {
     auto p = P(yaml, 7);
     std::vector<double> batch(times.size());
     p->Rates(times.data(), times.size(), batch.data());
-    for (size_t i = 0; i < times.size(); ++i) ASSERT_EQ(batch[i], p->Rate(times[i])) << "t=" << times[i];
+    for (size_t i = 0; i < times.size(); ++i) {
+      ASSERT_EQ(batch[i], p->Rate(times[i])) << "t=" << times[i];
+    }
     // A batch that starts mid-interval.
     p->Rates(times.data() + 3, 10, batch.data());
     for (size_t i = 0; i < 10; ++i) ASSERT_EQ(batch[i], p->Rate(times[i + 3]));

@@ -88,7 +88,9 @@ StatusOr<PolicyReport> RunPolicy(const Scenario& scenario, ScalingPolicy& policy
       batch_start = k;
       batch_end = std::min(steps, k + kRateBatch);
       const size_t n = static_cast<size_t>(batch_end - batch_start);
-      for (size_t i = 0; i < n; ++i) batch_times[i] = static_cast<double>(k + static_cast<int64_t>(i)) * dt;
+      for (size_t i = 0; i < n; ++i) {
+        batch_times[i] = static_cast<double>(k + static_cast<int64_t>(i)) * dt;
+      }
       for (size_t s = 0; s < profiles.size(); ++s) {
         profiles[s]->Rates(batch_times.data(), n, batch_rates.data() + s * kRateBatch);
       }
