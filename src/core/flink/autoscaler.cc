@@ -2,9 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <charconv>
-#include <cstdio>
 
+#include "common/number_format.h"
 #include "core/flink/behavior_shaping.h"
 #include "core/flink/custom_metrics.h"
 #include "core/flink/evaluator.h"
@@ -12,14 +11,6 @@
 
 namespace trimtab::core::flink {
 namespace {
-
-// printf's "%.2f", without parsing a format string: every ScalingReport line has three of
-// these, and a report is written for every decision the plugin chain then weighs.
-std::string Fixed2(double v) {
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 2);
-  return std::string(buf, r.ptr);
-}
 
 std::string Num(double v) { return FormatLogNumber(v); }
 
@@ -32,9 +23,9 @@ std::string ScalingReportLines(const ScalingSummaries& s) {
     out += "\n{ Vertex ID " + id + " | Parallelism " +
            std::to_string(summary.current_parallelism) + " -> " +
            std::to_string(summary.new_parallelism) + " | Processing capacity " +
-           Fixed2(Average(m, kMetricTrueProcessingRate)) + " -> " +
-           Fixed2(Current(m, kMetricExpectedProcessingRate)) + " | Target data rate " +
-           Fixed2(Average(m, kMetricTargetDataRate)) + "}";
+           FormatFixed(Average(m, kMetricTrueProcessingRate), 2) + " -> " +
+           FormatFixed(Current(m, kMetricExpectedProcessingRate), 2) + " | Target data rate " +
+           FormatFixed(Average(m, kMetricTargetDataRate), 2) + "}";
   }
   return out;
 }

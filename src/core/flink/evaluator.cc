@@ -1,10 +1,10 @@
 #include "core/flink/evaluator.h"
+#include "common/number_format.h"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
-#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <memory_resource>
@@ -190,11 +190,7 @@ double GetAverage(const WindowTable& table, CollectedMetric metric, const Vertex
   return AverageOf(table.Values(vertex, metric), min_observations);
 }
 
-std::string FormatRate(double v) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.0f/s", v);
-  return buf;
-}
+std::string FormatRate(double v) { return FormatFixed(v, 0) + "/s"; }
 
 double Seconds(Millis d) { return static_cast<double>(d.count() / 1000); }  // whole seconds
 

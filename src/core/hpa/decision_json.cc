@@ -1,8 +1,8 @@
 #include "core/hpa/decision_json.h"
 
-#include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "common/number_format.h"
 #include "core/hpa/spec_json.h"
 
 namespace trimtab::core::hpa {
@@ -18,12 +18,6 @@ Json Names(const std::set<std::string>& names) {
   Json out = Json::array();
   for (const auto& n : names) out.push_back(n);
   return out;
-}
-
-std::string Fixed(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.3f", v);
-  return buf;
 }
 
 std::string TargetText(const MetricSpec& spec) {
@@ -186,9 +180,9 @@ std::string DecisionSummary(const HpaDecision& d) {
       continue;
     }
     out += CurrentText(p) + " vs target " + TargetText(p.spec) + ", ratio " +
-           Fixed(p.calc.usage_ratio);
+           FormatFixed(p.calc.usage_ratio, 3);
     if (p.calc.rebalanced_ratio) {
-      out += " (" + Fixed(*p.calc.rebalanced_ratio) + " counting missing/unready pods)";
+      out += " (" + FormatFixed(*p.calc.rebalanced_ratio, 3) + " counting missing/unready pods)";
     }
     const PodGroups& g = p.calc.groups;
     if (!g.unready.empty() || !g.missing.empty() || !g.ignored.empty()) {

@@ -2,19 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 
+#include "common/number_format.h"
 #include "core/chain/slot_math.h"
 
 namespace trimtab::plugins {
 namespace {
-
-std::string Fixed1(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
 
 StatusOr<double> JobWeight(const core::ExecutorContext& context, const std::string& key) {
   auto it = context.configuration.find(key);
@@ -57,9 +51,9 @@ StatusOr<core::ExecutorResult> MultiJobCoordinator::Execute(
   }
   const int allowed = static_cast<int>(
       std::max(std::floor(share + 1e-9), std::max(0.0, std::floor(total - reserved + 1e-9))));
-  const std::string basis = "fair share " + Fixed1(share) + " of " +
+  const std::string basis = "fair share " + FormatFixed(share, 1) + " of " +
                             std::to_string(options_.total_slots) + " slots, others reserve " +
-                            Fixed1(reserved) + ", allowed " + std::to_string(allowed);
+                            FormatFixed(reserved, 1) + ", allowed " + std::to_string(allowed);
   const int after = core::SlotsNeeded(context.topology, summaries, options_.slot_sharing, true);
   if (after <= allowed) {
     return core::ExecutorResult::Approve(std::to_string(after) + " slots within " + basis);

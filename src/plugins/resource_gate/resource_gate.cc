@@ -1,18 +1,12 @@
 #include "plugins/resource_gate/resource_gate.h"
 
-#include <cstdio>
 
+#include "common/number_format.h"
 #include "core/chain/plugin_metric_names.h"
 #include "core/chain/slot_math.h"
 
 namespace trimtab::plugins {
 namespace {
-
-std::string Fixed2(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2f", v);
-  return buf;
-}
 
 }  // namespace
 
@@ -30,13 +24,13 @@ StatusOr<core::ExecutorResult> ResourceGate::Execute(const core::ExecutorContext
     return core::ExecutorResult::Veto(std::string("metric ") + core::kMetricTaskManagerCpuAvg +
                                       " is unavailable");
   }
-  std::string comparison = "TaskManager CPU " + Fixed2(*cpu);
+  std::string comparison = "TaskManager CPU " + FormatFixed(*cpu, 2);
   if (*cpu >= options_.cpu_threshold) {
     return core::ExecutorResult::Approve(comparison + " >= threshold " +
-                                         Fixed2(options_.cpu_threshold));
+                                         FormatFixed(options_.cpu_threshold, 2));
   }
   return core::ExecutorResult::Veto(comparison + " is below threshold " +
-                                    Fixed2(options_.cpu_threshold));
+                                    FormatFixed(options_.cpu_threshold, 2));
 }
 
 std::vector<core::MetricRequirement> ResourceGate::RequiredMetrics() const {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <optional>
 #include <string>
@@ -10,16 +9,11 @@
 #include <nlohmann/json.hpp>
 
 #include "common/clock.h"
+#include "common/number_format.h"
 #include "core/chain/slot_math.h"
 
 namespace trimtab::plugins {
 namespace {
-
-std::string Fixed0(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.0f", v);
-  return buf;
-}
 
 std::optional<double> Pick(const core::MetricMap& metrics, const char* name, bool prefer_average) {
   const core::EvaluatedMetric* m = metrics.Find(name);
@@ -194,16 +188,16 @@ StatusOr<core::ExecutorResult> RestartCostGate::Execute(const core::ExecutorCont
               : std::numeric_limits<double>::infinity();
       if (!(drain_after < drain_now)) {
         return core::ExecutorResult::Veto(
-            "backlog of " + Fixed0(lag / input_rate) + "s of input drains in " +
-            Fixed0(drain_now) + "s at the bottleneck's " + Fixed0(c.before) + " records/s, " +
-            (std::isfinite(drain_after) ? "in " + Fixed0(drain_after) + "s" : "never") +
-            " after a " + Fixed0(restart_seconds) + "s restart at the expected " +
-            Fixed0(c.after) + " records/s");
+            "backlog of " + FormatFixed(lag / input_rate, 0) + "s of input drains in " +
+            FormatFixed(drain_now, 0) + "s at the bottleneck's " + FormatFixed(c.before, 0) + " records/s, " +
+            (std::isfinite(drain_after) ? "in " + FormatFixed(drain_after, 0) + "s" : "never") +
+            " after a " + FormatFixed(restart_seconds, 0) + "s restart at the expected " +
+            FormatFixed(c.after, 0) + " records/s");
       }
     }
     return core::ExecutorResult::Approve(
-        "backlog of " + Fixed0(lag / input_rate) + "s of input is above approveAboveLagSeconds " +
-        Fixed0(options_.approve_above_lag_seconds) + "s: the scale-up is not weighed against its restart");
+        "backlog of " + FormatFixed(lag / input_rate, 0) + "s of input is above approveAboveLagSeconds " +
+        FormatFixed(options_.approve_above_lag_seconds, 0) + "s: the scale-up is not weighed against its restart");
   }
 
   double benefit = 0;
@@ -222,10 +216,10 @@ StatusOr<core::ExecutorResult> RestartCostGate::Execute(const core::ExecutorCont
     if (options_.approve_above_lag_seconds > 0 &&
         projected / input_rate > options_.approve_above_lag_seconds) {
       return core::ExecutorResult::Approve(
-          "the bottleneck carries " + Fixed0(before) + " of " + Fixed0(input_rate) +
-          " records/s: within " + Fixed0(period) + "s the backlog would reach " +
-          Fixed0(projected / input_rate) + "s of input, above approveAboveLagSeconds " +
-          Fixed0(options_.approve_above_lag_seconds) +
+          "the bottleneck carries " + FormatFixed(before, 0) + " of " + FormatFixed(input_rate, 0) +
+          " records/s: within " + FormatFixed(period, 0) + "s the backlog would reach " +
+          FormatFixed(projected / input_rate, 0) + "s of input, above approveAboveLagSeconds " +
+          FormatFixed(options_.approve_above_lag_seconds, 0) +
           "s: the scale-up is not weighed against its restart");
     }
     const double demand = lag + input_rate * period;
@@ -238,11 +232,11 @@ StatusOr<core::ExecutorResult> RestartCostGate::Execute(const core::ExecutorCont
     if (freed > 0) benefit += freed * period * options_.scale_down_records_per_slot_second;
   }
   const double cost = restart_seconds * input_rate;
-  const std::string numbers = "expected benefit " + Fixed0(benefit) + " records over " +
-                              Fixed0(period) + "s";
-  const std::string cost_text = "restart cost " + Fixed0(cost) + " records (" +
-                                Fixed0(restart_seconds) + "s downtime at " +
-                                Fixed0(input_rate) + " records/s)";
+  const std::string numbers = "expected benefit " + FormatFixed(benefit, 0) + " records over " +
+                              FormatFixed(period, 0) + "s";
+  const std::string cost_text = "restart cost " + FormatFixed(cost, 0) + " records (" +
+                                FormatFixed(restart_seconds, 0) + "s downtime at " +
+                                FormatFixed(input_rate, 0) + " records/s)";
   if (benefit < cost && freed > 0 && options_.scale_down_break_even) {
     // Rent or buy: the slots kept so far are rent already paid.
     const int64_t now_ms = ToUnixMillis(context.now);
@@ -256,8 +250,8 @@ StatusOr<core::ExecutorResult> RestartCostGate::Execute(const core::ExecutorCont
     const double kept = w.kept_slot_seconds * options_.scale_down_records_per_slot_second;
     const std::string kept_text =
         "the slots this scale-down would have freed were kept for " +
-        Fixed0(static_cast<double>(w.last_ms - w.since_ms) / 1000) + "s (" +
-        Fixed0(w.kept_slot_seconds) + " slot-seconds, worth " + Fixed0(kept) + " records)";
+        FormatFixed(static_cast<double>(w.last_ms - w.since_ms) / 1000, 0) + "s (" +
+        FormatFixed(w.kept_slot_seconds, 0) + " slot-seconds, worth " + FormatFixed(kept, 0) + " records)";
     if (kept >= cost) {
       return core::ExecutorResult::Approve(kept_text + ": they have paid for the " + cost_text +
                                            " (scaleDownBreakEven)");

@@ -1,16 +1,10 @@
 #include "plugins/source_aligned/source_aligned.h"
+#include "common/number_format.h"
 
 #include <algorithm>
-#include <cstdio>
 
 namespace trimtab::plugins {
 namespace {
-
-std::string Fixed0(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.0f", v);
-  return buf;
-}
 
 std::optional<double> ValueOf(const core::MetricMap& metrics, const char* name) {
   const core::EvaluatedMetric* m = metrics.Find(name);
@@ -52,8 +46,8 @@ StatusOr<core::ExecutorResult> SourceAligned::Execute(const core::ExecutorContex
     if (!lag || *lag <= options_.lag_threshold) {
       return core::ExecutorResult::Veto(
           "scale-up of source " + v.id + " is not lag-driven (lag " +
-          (lag ? Fixed0(*lag) : std::string("unknown")) + " <= threshold " +
-          Fixed0(options_.lag_threshold) + ")");
+          (lag ? FormatFixed(*lag, 0) : std::string("unknown")) + " <= threshold " +
+          FormatFixed(options_.lag_threshold, 0) + ")");
     }
     aligned[v.id] = it->second.new_parallelism;
     out[v.id] = it->second;
