@@ -464,10 +464,10 @@ int main(int argc, char** argv) {
     if (it == speed.end()) continue;
     all.days += it->second.days;
     all.cpu += it->second.cpu;
-    std::printf("| %s | %.1f | %.2f | %.0f |\n", name.c_str(), it->second.days, it->second.cpu,
+    std::printf("| %s | %.1f | %.3f | %.0f |\n", name.c_str(), it->second.days, it->second.cpu,
                 it->second.cpu > 0 ? it->second.days / it->second.cpu : 0.0);
   }
-  std::printf("| all | %.1f | %.2f | %.0f |\n\n", all.days, all.cpu,
+  std::printf("| all | %.1f | %.3f | %.0f |\n\n", all.days, all.cpu,
               all.cpu > 0 ? all.days / all.cpu : 0.0);
   std::printf("trimtab against its targets (cost <= 1.10x oracle, SLO violation outside restarts <= 0.5 %%, <= 2 "
               "rescales per change, fewer rescales than flink-compat on noisy load):\n\n");
