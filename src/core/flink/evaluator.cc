@@ -1,11 +1,9 @@
 #include "core/flink/evaluator.h"
-#include "common/number_format.h"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
-#include <cstring>
 #include <limits>
 #include <memory_resource>
 #include <optional>
@@ -14,19 +12,17 @@
 #include <string_view>
 #include <utility>
 
+#include "common/number_format.h"
+
 namespace trimtab::core::flink {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-double Lookup(const CollectedSample& s, std::string_view metric, const VertexId& vertex) {
-  if (vertex.empty()) return s.global.Get(metric);
-  auto it = s.vertices.find(vertex);
-  return it == s.vertices.end() ? kNaN : it->second.Get(metric);
-}
-
-double Lookup(const CollectedSample& s, CollectedMetric metric, const VertexId& vertex) {
+// `metric` (a CollectedMetric, or any name) of `vertex` (empty = job-wide) in `s`; NaN = absent.
+template <typename Metric>
+double Lookup(const CollectedSample& s, const Metric& metric, const VertexId& vertex) {
   if (vertex.empty()) return s.global.Get(metric);
   auto it = s.vertices.find(vertex);
   return it == s.vertices.end() ? kNaN : it->second.Get(metric);

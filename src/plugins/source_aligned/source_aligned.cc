@@ -1,7 +1,8 @@
 #include "plugins/source_aligned/source_aligned.h"
-#include "common/number_format.h"
 
 #include <algorithm>
+
+#include "common/number_format.h"
 
 namespace trimtab::plugins {
 namespace {
