@@ -13,8 +13,6 @@
 namespace trimtab::sim {
 
 namespace {
-constexpr int64_t kWindowUpdateMs = 5000;    // Flink's view updater interval
-constexpr double kWindowSeconds = 60.0;      // MeterView / TimerGauge window
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kSaturated = 1.0 - 1e-9;    // processed / capacity at or above: saturated
 }  // namespace
@@ -388,11 +386,7 @@ void JobModel::Process(int64_t active_start_ms, int64_t end_ms) {
   if (!same_offers) ComputeFlow();
   flow_valid_ = true;
   // 5. Counters.
-  if (ewma_alpha_ms_ != tau_ms) {
-    ewma_alpha_ms_ = tau_ms;
-    ewma_dt_ = tau;
-    ewma_alpha_dt_ = 1.0 - std::exp(-tau / kWindowSeconds);
-  }
+  UseStepLength(tau_ms);
   for (size_t vi = 0; vi < vertices_.size(); ++vi) {
     Vertex& v = vertices_[vi];
     for (int j = v.first; j < v.first + v.p; ++j) {
@@ -425,7 +419,7 @@ void JobModel::Process(int64_t active_start_ms, int64_t end_ms) {
   // 7. Window samples at every 5-s boundary inside the active part of the step.
   while (next_boundary_ms_ <= end_ms) {
     if (next_boundary_ms_ > active_start_ms) PushWindows(next_boundary_ms_, end_ms);
-    next_boundary_ms_ += kWindowUpdateMs;
+    next_boundary_ms_ += internal::kWindowUpdateMs;
   }
 }
 
@@ -463,7 +457,7 @@ void JobModel::ResetWindows(int64_t start_ms) {
   }
   task_start_ms_ = start_ms;
   awaiting_start_ = false;
-  next_boundary_ms_ = (start_ms / kWindowUpdateMs + 1) * kWindowUpdateMs;
+  next_boundary_ms_ = (start_ms / internal::kWindowUpdateMs + 1) * internal::kWindowUpdateMs;
 }
 
 // ---- Restarts ----------------------------------------------------------------------------------

@@ -230,6 +230,11 @@ class JobModel {
   int ComputeMinimalParallelism(int vertex_index, const VertexDemand& demand) const;
   // Linear regime (job_model_fast.cc): see the comment at fast_ below.
   bool CanStepFast(int64_t t0) const;
+  // Caches the step length in seconds and its EWMA factor (ewma_dt_, ewma_alpha_dt_) for an
+  // active step of `step_ms`; nothing to do while the length stays the same.
+  void UseStepLength(int64_t step_ms);
+  // A counter of subtask `u` in the linear regime after integrated input l and active time t.
+  double LinearValue(int kind, const Vertex& v, size_t u, double l, double t) const;
   void FastStep(int64_t t0, int64_t t1);
   void EnterFast();
   void ExitFast();

@@ -9,11 +9,6 @@
 
 namespace trimtab::sim {
 
-namespace {
-constexpr int64_t kWindowUpdateMs = 5000;
-constexpr double kWindowSeconds = 60.0;
-}  // namespace
-
 void JobModel::ComputeGains() {
   const size_t n = static_cast<size_t>(num_subtasks_);
   gain_.assign(n, 0.0);
@@ -51,11 +46,7 @@ void JobModel::EnterFast() {
 
 void JobModel::FastStep(int64_t t0, int64_t t1) {
   if (!fast_) EnterFast();
-  if (ewma_alpha_ms_ != t1 - t0) {
-    ewma_alpha_ms_ = t1 - t0;
-    ewma_dt_ = static_cast<double>(t1 - t0) / 1000.0;
-    ewma_alpha_dt_ = 1.0 - std::exp(-ewma_dt_ / kWindowSeconds);
-  }
+  UseStepLength(t1 - t0);
   const double dt = ewma_dt_;
   const Source& s = sources_[0];
   const double rate = s.rate;
@@ -78,7 +69,7 @@ void JobModel::FastStep(int64_t t0, int64_t t1) {
       slot_t_[ring_head_] = fast_t_ - back;
       ++ring_count_;
     }
-    next_boundary_ms_ += kWindowUpdateMs;
+    next_boundary_ms_ += internal::kWindowUpdateMs;
   }
 }
 

@@ -3,6 +3,8 @@
 // (job_model_snapshot.cc).
 #pragma once
 
+#include <cmath>
+
 #include <vector>
 
 #include "sim/job_model.h"
@@ -50,6 +52,9 @@ struct JobModel::EdgeRt {
 enum CounterKind { kRecordsIn = 0, kRecordsOut = 1, kIdleMs = 2, kBackpressuredMs = 3 };
 
 namespace internal {
+constexpr int64_t kWindowUpdateMs = 5000;  // Flink's view updater interval
+constexpr double kWindowSeconds = 60.0;    // MeterView / TimerGauge window
+
 // A counter of the linear regime from its value at entry and the integrated input l and active
 // time t since.
 inline double Linear(int kind, double entry, double gain, double sel, double cap, double bp,
@@ -68,6 +73,21 @@ inline bool JobModel::CanStepFast(int64_t t0) const {
          sources_[0].rate <= lambda_max_;
 }
 
+inline void JobModel::UseStepLength(int64_t step_ms) {
+  if (ewma_alpha_ms_ == step_ms) return;
+  ewma_alpha_ms_ = step_ms;
+  ewma_dt_ = static_cast<double>(step_ms) / 1000.0;
+  ewma_alpha_dt_ = 1.0 - std::exp(-ewma_dt_ / internal::kWindowSeconds);
+}
+
+inline double JobModel::LinearValue(int kind, const Vertex& v, size_t u, double l,
+                                    double t) const {
+  const double entry = kind == kRecordsIn    ? entry_in_[u]
+                       : kind == kRecordsOut ? entry_out_[u]
+                                             : entry_idle_[u];
+  return internal::Linear(kind, entry, gain_[u], v.sel, v.cap, cum_bp_[u], l, t);
+}
+
 inline double JobModel::RingValue(int kind, int slot, const Vertex& v, size_t u) const {
   const size_t n = static_cast<size_t>(num_subtasks_);
   const size_t at = static_cast<size_t>(slot) * n + u;
@@ -79,11 +99,7 @@ inline double JobModel::RingValue(int kind, int slot, const Vertex& v, size_t u)
       default: return ring_bp_[at];
     }
   }
-  const double entry = kind == kRecordsIn    ? entry_in_[u]
-                       : kind == kRecordsOut ? entry_out_[u]
-                                             : entry_idle_[u];
-  return internal::Linear(kind, entry, gain_[u], v.sel, v.cap, cum_bp_[u], slot_l_[slot],
-                          slot_t_[slot]);
+  return LinearValue(kind, v, u, slot_l_[slot], slot_t_[slot]);
 }
 
 inline double JobModel::CumValue(int kind, const Vertex& v, size_t u) const {
@@ -95,10 +111,7 @@ inline double JobModel::CumValue(int kind, const Vertex& v, size_t u) const {
       default: return cum_bp_[u];
     }
   }
-  const double entry = kind == kRecordsIn    ? entry_in_[u]
-                       : kind == kRecordsOut ? entry_out_[u]
-                                             : entry_idle_[u];
-  return internal::Linear(kind, entry, gain_[u], v.sel, v.cap, cum_bp_[u], fast_l_, fast_t_);
+  return LinearValue(kind, v, u, fast_l_, fast_t_);
 }
 
 }  // namespace trimtab::sim

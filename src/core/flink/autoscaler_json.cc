@@ -44,22 +44,20 @@ Json SampleValuesToJson(const SampleValues& values) {
   return j;
 }
 
-StatusOr<SampleValues> SampleValuesFromJson(const Json& j, const std::string& path) {
-  TRIMTAB_RETURN_IF_ERROR(Expect(j.is_object(), path, "an object"));
-  SampleValues out;
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    TRIMTAB_ASSIGN_OR_RETURN(const double v, NumberFromJson(it.value(), JoinPath(path, it.key())));
-    out.Set(it.key(), v);
-  }
-  return out;
-}
-
 StatusOr<std::map<std::string, double>> NumberMapFromJson(const Json& j, const std::string& path) {
   TRIMTAB_RETURN_IF_ERROR(Expect(j.is_object(), path, "an object"));
   std::map<std::string, double> out;
   for (auto it = j.begin(); it != j.end(); ++it) {
     TRIMTAB_ASSIGN_OR_RETURN(out[it.key()], NumberFromJson(it.value(), JoinPath(path, it.key())));
   }
+  return out;
+}
+
+StatusOr<SampleValues> SampleValuesFromJson(const Json& j, const std::string& path) {
+  using Numbers = std::map<std::string, double>;
+  TRIMTAB_ASSIGN_OR_RETURN(const Numbers numbers, NumberMapFromJson(j, path));
+  SampleValues out;
+  for (const auto& [name, v] : numbers) out.Set(name, v);
   return out;
 }
 
