@@ -16,7 +16,9 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <bitset>
+#include <cstdint>
 #include <cstddef>
 #include <functional>
 #include <initializer_list>
@@ -45,10 +47,10 @@ class SlottedMap {
 
   // The slot of `name`, or kSlots when it has none.
   static size_t SlotOf(std::string_view name) {
-    // A name passed as one of the kMetric* constants points at the very characters in kNames.
-    for (size_t i = 0; i < kSlots; ++i) {
-      if (kNames[i].data() == name.data() && kNames[i].size() == name.size()) return i;
-    }
+    // A name passed as one of the kMetric* constants points at the very characters in kNames:
+    // found by its address in a small hash table, without reading a character.
+    static const AddressTable by_address;
+    if (const size_t slot = by_address.Find(name); slot < kSlots) return slot;
     const auto* it = std::lower_bound(std::begin(kNames), std::end(kNames), name);
     return it != std::end(kNames) && *it == name ? static_cast<size_t>(it - std::begin(kNames))
                                                  : kSlots;
@@ -127,6 +129,39 @@ class SlottedMap {
   }
 
  private:
+  // kNames' addresses -> slots: open addressing over a power-of-two table at most a quarter full.
+  class AddressTable {
+   public:
+    AddressTable() {
+      for (size_t i = 0; i < kSlots; ++i) {
+        size_t at = Hash(kNames[i].data());
+        while (entries_[at].address) at = (at + 1) % kSize;
+        entries_[at] = {kNames[i].data(), i};
+      }
+    }
+    // The slot whose name has `name`'s address and length, or kSlots.
+    size_t Find(std::string_view name) const {
+      for (size_t at = Hash(name.data());; at = (at + 1) % kSize) {
+        const Entry& e = entries_[at];
+        if (!e.address) return kSlots;
+        if (e.address == name.data()) return kNames[e.slot].size() == name.size() ? e.slot : kSlots;
+      }
+    }
+
+   private:
+    static constexpr size_t kSize = std::bit_ceil(4 * kSlots);
+    static size_t Hash(const char* p) {
+      // Fibonacci hashing of the address; the top bits are the best mixed.
+      const uint64_t x = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p)) * 0x9E3779B97F4A7C15u;
+      return static_cast<size_t>(x >> (64 - std::countr_zero(kSize)));
+    }
+    struct Entry {
+      const char* address = nullptr;
+      size_t slot = 0;
+    };
+    std::array<Entry, kSize> entries_{};
+  };
+
   std::array<Value, kSlots> slots_{};  // meaningful where present_ is set
   std::bitset<kSlots> present_;
   std::map<std::string, Value, std::less<>> others_;  // names without a slot

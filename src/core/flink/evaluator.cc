@@ -36,8 +36,8 @@ using M = CollectedMetric;
 // is read, so that every later read of it is a walk over an array.
 class WindowTable {
  public:
-  // Rows for the job-wide metrics and for each vertex of `vertices`.
-  WindowTable(const Window& w, std::vector<VertexId> vertices);
+  // Rows for the job-wide metrics and for each vertex of `vertices` (which may repeat).
+  WindowTable(const Window& w, std::span<const VertexId* const> vertices);
 
   const Window& window() const { return w_; }
   // `metric` of `vertex` (empty = job-wide, as in GetRate) in every sample of the window.
@@ -58,12 +58,14 @@ class WindowTable {
   // the job's last.
   size_t Row(const VertexId& vertex) const {
     // A linear search: job graphs have few vertices, and most ids differ in length already.
-    return std::find(vertices_.begin(), vertices_.end(), vertex) - vertices_.begin();
+    return std::find_if(vertices_.begin(), vertices_.end(),
+                        [&](const VertexId* v) { return *v == vertex; }) -
+           vertices_.begin();
   }
   std::span<const double> Column(size_t row, CollectedMetric metric) const;
 
   const Window& w_;
-  std::vector<VertexId> vertices_;  // sorted
+  std::vector<const VertexId*> vertices_;  // sorted by id, unique
   // The table is rebuilt every cycle; a few KB from the heap would take malloc's slow path, so
   // its arrays live in this buffer unless the window is unusually large.
   std::array<std::byte, 16384> buffer_;
@@ -73,10 +75,15 @@ class WindowTable {
   mutable std::pmr::vector<const double*> columns_{&arena_};  // [row][metric]; nullptr = not yet
 };
 
-WindowTable::WindowTable(const Window& w, std::vector<VertexId> vertices)
-    : w_(w), vertices_(std::move(vertices)) {
-  std::sort(vertices_.begin(), vertices_.end());
-  vertices_.erase(std::unique(vertices_.begin(), vertices_.end()), vertices_.end());
+WindowTable::WindowTable(const Window& w, std::span<const VertexId* const> vertices)
+    : w_(w) {
+  vertices_.assign(vertices.begin(), vertices.end());
+  // Ids are short and a topology names each a few times; sort and dedupe the pointers.
+  std::sort(vertices_.begin(), vertices_.end(),
+            [](const VertexId* a, const VertexId* b) { return *a < *b; });
+  vertices_.erase(std::unique(vertices_.begin(), vertices_.end(),
+                              [](const VertexId* a, const VertexId* b) { return *a == *b; }),
+                  vertices_.end());
   const size_t rows = vertices_.size() + 2;
   const size_t job_row = rows - 1;
   cells_.assign(rows * w.size(), nullptr);
@@ -84,17 +91,21 @@ WindowTable::WindowTable(const Window& w, std::vector<VertexId> vertices)
   for (size_t sample = 0; sample < w.size(); ++sample) {
     const CollectedSample& s = w[sample];
     cells_[job_row * w.size() + sample] = &s.global;
-    // vertices_ and s.vertices are both sorted by id: walk them side by side instead of a find
-    // per vertex.
+    // vertices_ and s.vertices are both sorted by id: walk them side by side, one three-way
+    // comparison per step, instead of a find per vertex.
     auto it = s.vertices.begin();
     for (size_t row = 0; row < vertices_.size(); ++row) {
-      const VertexId& id = vertices_[row];
+      const VertexId& id = *vertices_[row];
       const SampleValues* cell = nullptr;
       if (id.empty()) {
         cell = &s.global;
       } else {
-        while (it != s.vertices.end() && it->first < id) ++it;
-        if (it != s.vertices.end() && it->first == id) cell = &it->second;
+        for (; it != s.vertices.end(); ++it) {
+          const int c = it->first.compare(id);
+          if (c < 0) continue;
+          if (c == 0) cell = &it->second;
+          break;
+        }
       }
       cells_[row * w.size() + sample] = cell;
     }
@@ -115,16 +126,22 @@ std::span<const double> WindowTable::Column(size_t row, CollectedMetric metric) 
   return {column, n};
 }
 
-// Every vertex id the topology names: its vertices and the ends of its edges.
-std::vector<VertexId> TopologyIds(const JobTopology& t) {
-  std::vector<VertexId> ids;
+// Every vertex id the topology names: its vertices and the ends of its edges (repeats included).
+std::vector<const VertexId*> TopologyIds(const JobTopology& t) {
+  std::vector<const VertexId*> ids;
   ids.reserve(t.vertices.size() + 2 * t.edges.size());
-  for (const VertexInfo& v : t.vertices) ids.push_back(v.id);
+  for (const VertexInfo& v : t.vertices) ids.push_back(&v.id);
   for (const Edge& e : t.edges) {
-    ids.push_back(e.from);
-    ids.push_back(e.to);
+    ids.push_back(&e.from);
+    ids.push_back(&e.to);
   }
   return ids;
+}
+
+// A table over the rows of one vertex.
+WindowTable OneVertexTable(const Window& w, const VertexId& v) {
+  const VertexId* ids[] = {&v};
+  return WindowTable(w, ids);
 }
 
 // GetRate over `value_at(i)`, the metric's value in sample i of `w` (NaN = absent).
@@ -268,16 +285,20 @@ double ComputeTrueProcessingRate(double busy_time_avg, double input_rate, const 
 double ComputeEdgeOutputRatio(const JobTopology& t, const WindowTable& table, const VertexId& from,
                               const VertexId& to) {
   const double input_rate = GetRate(table, M::kNumRecordsIn, from);
-  const std::vector<VertexId> to_inputs = t.Inputs(to);
+  // t.Inputs(to) and t.Outputs(in), counted and walked on the edges without copying ids.
+  const auto edges_from = [&](const VertexId& v) {
+    return std::count_if(t.edges.begin(), t.edges.end(), [&](const Edge& e) { return e.from == v; });
+  };
+  const auto into_to = [&](const Edge& e) { return e.to == to; };
   double edge_rate;
-  if (to_inputs.size() == 1) {
+  if (std::count_if(t.edges.begin(), t.edges.end(), into_to) == 1) {
     edge_rate = GetRate(table, M::kNumRecordsIn, to);
   } else {
     double others = 0;
-    for (const VertexId& in : to_inputs) {
-      if (in == from) continue;
-      if (t.Outputs(in).size() == 1) {
-        others += GetRate(table, M::kNumRecordsOut, in);
+    for (const Edge& e : t.edges) {
+      if (!into_to(e) || e.from == from) continue;
+      if (edges_from(e.from) == 1) {
+        others += GetRate(table, M::kNumRecordsOut, e.from);
       } else {
         others = kNaN;
         break;
@@ -336,34 +357,34 @@ bool IsProcessingBacklog(const JobTopology& t, const Window& w, const Autoscaler
 
 double ComputeBusyTimeAvg(const AutoscalerOptions& o, const Window& w, const VertexId& v,
                           int parallelism) {
-  return ComputeBusyTimeAvg(o, WindowTable(w, {v}), v, parallelism);
+  return ComputeBusyTimeAvg(o, OneVertexTable(w, v), v, parallelism);
 }
 
 double ComputeTprInputRate(const AutoscalerOptions& o, const Window& w, const VertexId& v) {
-  return ComputeTprInputRate(o, WindowTable(w, {v}), v);
+  return ComputeTprInputRate(o, OneVertexTable(w, v), v);
 }
 
 double ComputeTrueProcessingRate(double busy_time_avg, double input_rate, const Window& w,
                                  const VertexId& v, const AutoscalerOptions& o) {
-  return ComputeTrueProcessingRate(busy_time_avg, input_rate, WindowTable(w, {v}), v, o);
+  return ComputeTrueProcessingRate(busy_time_avg, input_rate, OneVertexTable(w, v), v, o);
 }
 
 double ComputeEdgeOutputRatio(const JobTopology& t, const Window& w, const VertexId& from,
                               const VertexId& to) {
-  std::vector<VertexId> ids = TopologyIds(t);
-  ids.push_back(from);
-  ids.push_back(to);
-  return ComputeEdgeOutputRatio(t, WindowTable(w, std::move(ids)), from, to);
+  std::vector<const VertexId*> ids = TopologyIds(t);
+  ids.push_back(&from);
+  ids.push_back(&to);
+  return ComputeEdgeOutputRatio(t, WindowTable(w, ids), from, to);
 }
 
 std::optional<ArrivalSpan> ArrivalBetween(const Window& w, const VertexId& source, size_t begin,
                                           size_t end) {
-  return ArrivalBetween(WindowTable(w, {source}), source, begin, end);
+  return ArrivalBetween(OneVertexTable(w, source), source, begin, end);
 }
 
 std::vector<ArrivalSpan> RecentArrivalSpans(const Window& w, const VertexId& source,
                                             Millis interval, int count) {
-  return RecentArrivalSpans(WindowTable(w, {source}), source, interval, count);
+  return RecentArrivalSpans(OneVertexTable(w, source), source, interval, count);
 }
 
 namespace {
@@ -554,7 +575,9 @@ StatusOr<EvaluatedMetrics> EvaluateMetrics(const JobTopology& t, const Window& w
       SetCurrent(&m, kMetricCatchUpDataRate, catch_up_sec == 0 ? 0 : lag / catch_up_sec);
     } else {
       double target = 0, catch_up = 0;
-      for (const VertexId& in : t.Inputs(v)) {
+      for (const Edge& e : t.edges) {  // t.Inputs(v), in order, without copying ids
+        if (e.to != v) continue;
+        const VertexId& in = e.from;
         const MetricMap& im = out.vertices.at(in);
         const double ratio = ComputeEdgeOutputRatio(t, table, in, v);
         target += Average(im, kMetricTargetDataRate) * ratio;
