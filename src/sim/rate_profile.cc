@@ -292,19 +292,22 @@ StatusOr<std::vector<std::pair<double, double>>> ParsePoints(const Json& json, c
     const std::string p = JoinPath(path, i);
     const Json& item = json[i];
     double t = 0, rate = 0;
+    std::string rate_path;  // where the rate was written, for its error
     if (item.is_array()) {
       if (item.size() != 2) return InvalidArgumentError(p + ": expected [time, rate]");
       TRIMTAB_ASSIGN_OR_RETURN(t, ParseSecondsValue(item[0], JoinPath(p, 0)));
       if (!item[1].is_number()) return InvalidArgumentError(JoinPath(p, 1) + ": expected a number");
       rate = item[1].get<double>();
+      rate_path = JoinPath(p, 1);
     } else {
       JsonReader r(item, p);
       TRIMTAB_RETURN_IF_ERROR(r.ExpectObject());
       TRIMTAB_RETURN_IF_ERROR(RequiredSeconds(r, "at", &t));
       TRIMTAB_RETURN_IF_ERROR(r.RequiredDouble("rate", &rate));
       TRIMTAB_RETURN_IF_ERROR(r.NoUnknownFields());
+      rate_path = r.FieldPath("rate");
     }
-    TRIMTAB_RETURN_IF_ERROR(CheckNonNegative(p + " rate", rate));
+    TRIMTAB_RETURN_IF_ERROR(CheckNonNegative(rate_path, rate));
     if (!points.empty() && t < points.back().first) {
       return InvalidArgumentError(p + ": times must be ascending");
     }

@@ -193,6 +193,10 @@ TEST(RateProfile, ErrorsNameTheField) {
             "workload.src.data: line 2: expected two numbers, got \"5,x\"");
   EXPECT_EQ(Error("{type: piecewise, points: [[10, 1], [5, 2]]}"),
             "workload.src.points[1]: times must be ascending");
+  EXPECT_EQ(Error("{type: step, rate: 1, steps: [{at: 5, rate: -2}]}"),
+            "workload.src.steps[0].rate: must not be negative");
+  EXPECT_EQ(Error("{type: piecewise, points: [[0, 1], [5, -2]]}"),
+            "workload.src.points[1][1]: must not be negative");
 }
 
 }  // namespace
