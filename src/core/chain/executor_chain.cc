@@ -128,14 +128,20 @@ Status ExecutorChain::DeclareMetrics(MetricRequirementRegistry& registry) const 
   return Status::Ok();
 }
 
-std::optional<AutoscalerEvent> VetoEvent(const std::string& job_key, const ChainOutcome& outcome) {
+std::optional<AutoscalerEvent> VetoEvent(const std::string& job_key, const ChainOutcome& outcome,
+                                         const ScalingSummaries& proposed) {
   if (!outcome.vetoed) return std::nullopt;
+  std::string key = "vetoed by " + outcome.vetoed_by + ":";
+  for (const auto& [id, s] : proposed) {
+    key += " " + id + " " + std::to_string(s.current_parallelism) + "->" +
+           std::to_string(s.new_parallelism);
+  }
   return AutoscalerEvent{
       .job_key = job_key,
       .type = EventType::kWarning,
       .reason = kReasonScalingVetoed,
       .message = "Scaling vetoed by plugin " + outcome.vetoed_by + ": " + outcome.veto_reason,
-      .message_key = outcome.vetoed_by + "|" + outcome.veto_reason,
+      .message_key = std::move(key),
   };
 }
 

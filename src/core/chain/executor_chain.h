@@ -14,7 +14,9 @@
 //   TRIMTAB_ASSIGN_OR_RETURN(ExecutorChain chain, ExecutorChain::Create(std::move(plugins)));
 //   spdlog::info("executor chain: {}", chain.Describe());
 //   ChainOutcome out = chain.Run(context, summaries, cycle, &plugin_states);
-//   if (auto event = VetoEvent(context.job_key, out)) events.HandleEvent(*event, interval);
+//   if (auto event = VetoEvent(context.job_key, out, summaries)) {
+//     events.HandleEvent(*event, interval);
+//   }
 //
 // Thread-safety: Run is const and may run concurrently for different jobs if the plugins allow.
 #pragma once
@@ -81,8 +83,12 @@ class ExecutorChain {
 };
 
 // The Warning "ScalingVetoed" event for a vetoed outcome, or nullopt when not vetoed. The message
-// names the plugin and its reason; the message key is the plugin plus reason so repeats dedupe.
-std::optional<AutoscalerEvent> VetoEvent(const std::string& job_key, const ChainOutcome& outcome);
+// names the plugin and its reason. The message key is the plugin and the change it vetoed
+// (`proposed`, what the chain was given), not the reason: a gate's reason carries numbers that
+// move every cycle (a backlog, a rate), and keyed on them a job vetoed every minute would get a
+// new Event every minute instead of one Event counting the repeats.
+std::optional<AutoscalerEvent> VetoEvent(const std::string& job_key, const ChainOutcome& outcome,
+                                         const ScalingSummaries& proposed);
 
 // Decision-log JSON of an outcome:
 //   {"vetoed": bool, "vetoedBy": "...", "reason": "...", "summaries": {...},

@@ -266,12 +266,14 @@ TEST(ExecutorChainTest, VetoEventAndDecisionLogJson) {
     return ExecutorResult::Veto("cpu 0.20 below 0.60");
   }));
   RunResult r = RunChain(MakeChain(std::move(plugins)), Input());
-  std::optional<AutoscalerEvent> event = VetoEvent("ns/job", r.outcome);
+  std::optional<AutoscalerEvent> event = VetoEvent("ns/job", r.outcome, Input());
   ASSERT_TRUE(event.has_value());
   EXPECT_EQ(event->type, EventType::kWarning);
   EXPECT_EQ(event->reason, "ScalingVetoed");
   EXPECT_EQ(event->message, "Scaling vetoed by plugin gate: cpu 0.20 below 0.60");
   EXPECT_EQ(event->job_key, "ns/job");
+  // Keyed on the plugin and the change it vetoed, not on the reason's numbers.
+  EXPECT_EQ(event->message_key, "vetoed by gate: a 2->4 b 3->6");
 
   Json log = ToJson(r.outcome);
   EXPECT_EQ(log["vetoed"], true);
@@ -281,7 +283,7 @@ TEST(ExecutorChainTest, VetoEventAndDecisionLogJson) {
   EXPECT_EQ(log["summaries"], Json::object());
 
   RunResult ok = RunChain(MakeChain({}), Input());
-  EXPECT_FALSE(VetoEvent("ns/job", ok.outcome).has_value());
+  EXPECT_FALSE(VetoEvent("ns/job", ok.outcome, Input()).has_value());
   EXPECT_EQ(ToJson(ok.outcome)["summaries"]["a"]["newParallelism"], 4);
 }
 

@@ -380,16 +380,19 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
   std::string pressure;
   if (gc > o.gc_pressure_threshold) {
     pressure = "GC pressure " + Num(gc) + " > " + Num(o.gc_pressure_threshold);
+    // Keyed on the kind of pressure, not the number, which moves every cycle (upstream too).
     log.events.push_back({"Normal", "MemoryPressure",
                           "GC Pressure " + Num(gc) +
                               " is above the allowed limit for scaling operations. Please adjust "
-                              "the available memory manually."});
+                              "the available memory manually.",
+                          "gcPressure"});
   } else if (heap > o.heap_usage_threshold) {
     pressure = "heap usage " + Num(heap) + " > " + Num(o.heap_usage_threshold);
     log.events.push_back({"Normal", "MemoryPressure",
                           "Heap Usage " + Num(heap) +
                               " is above the allowed limit for scaling operations. Please adjust "
-                              "the available memory manually."});
+                              "the available memory manually.",
+                          "heapUsage"});
   }
   if (!pressure.empty()) {
     log.outcome = CycleOutcome::kBlocked;

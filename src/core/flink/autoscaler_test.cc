@@ -122,6 +122,23 @@ TEST(AutoscalerCycleTest, PossibleStepHoldsTheDecisionUntilConfirmed) {
   EXPECT_GT(scaled->summaries.at("src").new_parallelism, 2);
 }
 
+TEST(AutoscalerCycleTest, MemoryPressureEventsAreKeyedOnTheKindNotTheNumber) {
+  // The operator dedupes events by key: a GC pressure of 0.4 one minute and 0.5 the next is the
+  // same MemoryPressure event counted twice, not two events.
+  for (const double gc_ms : {400.0, 500.0}) {
+    std::vector<RawSample> samples = Samples(kT0, 50, 0);
+    for (RawSample& s : samples) s.job.gc_time_ms_per_second = gc_ms;
+    AutoscalerInput in = Input(2, kT0, std::move(samples));
+    in.configuration["job.autoscaler.memory.gc-pressure.threshold"] = "0.3";
+    auto r = RunAutoscalerCycle(in, {});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->log.outcome, CycleOutcome::kBlocked);
+    ASSERT_EQ(r->log.events.size(), 1u);
+    EXPECT_EQ(r->log.events[0].reason, "MemoryPressure");
+    EXPECT_EQ(r->log.events[0].message_key, "gcPressure");
+  }
+}
+
 TEST(AutoscalerCycleTest, JobNotRunningKeepsStateUntouched) {
   AutoscalerInput in = Input(2, kT0, Samples(kT0, 50, 0));
   in.job_status = "RESTARTING";

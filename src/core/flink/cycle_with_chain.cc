@@ -70,8 +70,10 @@ StatusOr<ChainedCycleResult> RunAutoscalerCycleWithChain(const ChainedCycleInput
       d.reasons.push_back(why);
     }
     DropExecutionReport(&r.log);
-    if (std::optional<core::AutoscalerEvent> veto = VetoEvent(context.job_key, chain_out)) {
-      r.log.events.push_back({std::string(EventTypeName(veto->type)), veto->reason, veto->message});
+    if (std::optional<core::AutoscalerEvent> veto =
+            VetoEvent(context.job_key, chain_out, r.summaries)) {
+      r.log.events.push_back({std::string(EventTypeName(veto->type)), veto->reason, veto->message,
+                              veto->message_key});
     }
     r.summaries.clear();
     out.chain = std::move(chain_out);

@@ -35,6 +35,9 @@ struct AutoscalerEvent {
   std::string type;    // "Normal" or "Warning"
   std::string reason;  // ScalingReport, IneffectiveScaling, ScalingLimited, MemoryPressure, ...
   std::string message;
+  // What makes a repeat "the same event" for deduplication, when not the message itself (a
+  // ScalingVetoed event: the plugin and the vetoed change). Not part of the log's JSON.
+  std::optional<std::string> message_key;
 };
 
 struct VertexDecision {

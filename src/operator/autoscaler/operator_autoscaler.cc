@@ -55,6 +55,7 @@ std::string SkippedReason(const flink::DecisionLog& log, size_t samples) {
 // The identity upstream deduplicates an event by (its message key), or nullopt = the message.
 std::optional<std::string> MessageKey(const flink::AutoscalerEvent& e,
                                       const flink::DecisionLog& log) {
+  if (e.message_key) return e.message_key;  // the cycle knew (a veto: plugin and change)
   if (e.reason == core::kReasonScalingReport) {
     // A blocked report repeats with moving numbers: the recommended changes identify it.
     std::string key = "parallelism:";

@@ -330,6 +330,27 @@ TEST_F(OperatorAutoscalerTest, WebhookVetoIsRecordedAndNothingScales) {
   (*hook)->Stop();
 }
 
+TEST_F(OperatorAutoscalerTest, RepeatedVetoesOfTheSameChangeAreOneEventWhateverTheirNumbers) {
+  // A gate's reason carries numbers that move every cycle (a backlog, a rate). Vetoing the same
+  // change every minute must count up one Event, not create one per minute.
+  std::atomic<int> calls{0};
+  auto hook = http::HttpServer::Create({.port = 0}, [&calls](const http::HttpRequest&) {
+    const int n = ++calls;
+    return http::HttpResponse::Json(
+        200, Json{{"verdict", "veto"}, {"reason", "backlog " + std::to_string(10 * n) + " s"}}
+                 .dump());
+  });
+  ASSERT_TRUE(hook.ok());
+  Start({{"plugins", {{{"type", "webhook"}, {"config", {{"url", (*hook)->base_url() + "/v"}}}}}}});
+  for (int m = 1; m <= 6; ++m) ScaleAt(minutes(m));
+  ASSERT_EQ(calls.load(), 3);  // minutes 4, 5 and 6 decided; each proposed src 2 -> 4
+  std::vector<Json> vetoes = EventsWithReason("ScalingVetoed");
+  ASSERT_EQ(vetoes.size(), 1u);
+  EXPECT_EQ(vetoes[0]["count"], 3);
+  EXPECT_EQ(vetoes[0]["message"], "Scaling vetoed by plugin webhook: backlog 30 s");
+  (*hook)->Stop();
+}
+
 TEST_F(OperatorAutoscalerTest, BuiltInPluginVetoReadsACustomMetricOverRest) {
   Start({{"plugins", {{{"type", "resource-gate"}, {"config", {{"cpuThreshold", 0.6}}}}}}});
   for (int m = 1; m <= 3; ++m) ScaleAt(minutes(m));

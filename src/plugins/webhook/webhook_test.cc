@@ -142,9 +142,10 @@ TEST_F(WebhookTest, VetoInTheChainBecomesAVetoEvent) {
                                           {{"v0", Summary(2, 6)}}, cycle, &states);
   EXPECT_TRUE(outcome.vetoed);
   EXPECT_EQ(outcome.veto_reason, "change freeze");
-  auto event = core::VetoEvent("team/orders", outcome);
+  auto event = core::VetoEvent("team/orders", outcome, {{"v0", Summary(2, 6)}});
   ASSERT_TRUE(event.has_value());
   EXPECT_EQ(event->message, "Scaling vetoed by plugin policy: change freeze");
+  EXPECT_EQ(event->message_key, "vetoed by policy: v0 2->6");
 }
 
 struct Failure {
