@@ -1,8 +1,10 @@
-// Numbers as fixed-point text, as printf's "%.Nf" writes them.
+// Numbers as text, as printf's "%.Nf" and "%.Ng" write them.
 //
-// Decision logs, events and plugin verdicts format a handful of numbers on every autoscaler cycle;
-// std::to_chars gives printf's digits (correctly rounded, "inf" / "nan" alike) without parsing a
-// format string or consulting the locale.
+// Decision logs, events and plugin verdicts format a few dozen numbers on every autoscaler cycle,
+// and the simulator runs a cycle per simulated minute. Both functions give printf's text exactly
+// (correctly rounded from the double's binary value, ties to even; "inf" / "nan" alike) without
+// parsing a format string or consulting the locale. Everyday magnitudes take an integer fast
+// path; the rest, and any value too close to a rounding tie for it, go through std::to_chars.
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -13,5 +15,8 @@ namespace trimtab {
 
 // printf("%.*f", decimals, v). REQUIRES: 0 <= decimals <= 17.
 std::string FormatFixed(double v, int decimals);
+
+// printf("%.*g", precision, v). REQUIRES: 1 <= precision <= 17.
+std::string FormatGeneral(double v, int precision);
 
 }  // namespace trimtab

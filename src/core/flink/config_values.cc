@@ -9,6 +9,8 @@
 #include <limits>
 #include <optional>
 
+#include "common/number_format.h"
+
 namespace trimtab::core::flink {
 namespace {
 
@@ -203,17 +205,16 @@ std::vector<std::string> ParseFlinkList(std::string_view value) {
 std::string FormatLogNumber(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-  // std::to_chars with a precision formats exactly as printf's %.6g, without the locale and
-  // format-string work (a decision log formats a few dozen numbers per cycle).
-  char buf[64];
+  // Exactly as printf's %.6g (FormatGeneral), without the locale and format-string work: a
+  // decision log formats a few dozen numbers per cycle.
+  char buf[32];
   // %.6g prints a whole number below 10^6 in magnitude as a plain integer (counts, parallelism,
   // rounded rates), and integer formatting is several times cheaper. -0 keeps its sign below.
   if (std::abs(v) < 1e6 && v == std::trunc(v) && !(v == 0 && std::signbit(v))) {
     const auto r = std::to_chars(buf, buf + sizeof buf, static_cast<int64_t>(v));
     return std::string(buf, r.ptr);
   }
-  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 6);
-  return std::string(buf, r.ptr);
+  return FormatGeneral(v, 6);
 }
 
 }  // namespace trimtab::core::flink
