@@ -17,15 +17,23 @@ std::string Num(double v) { return FormatLogNumber(v); }
 }  // namespace
 
 std::string ScalingReportLines(const ScalingSummaries& s) {
+  // Appended piece by piece: the chain reports every vetoed cycle, every minute on noisy load.
   std::string out;
   for (const auto& [id, summary] : s) {
     const MetricMap& m = summary.metrics;
-    out += "\n{ Vertex ID " + id + " | Parallelism " +
-           std::to_string(summary.current_parallelism) + " -> " +
-           std::to_string(summary.new_parallelism) + " | Processing capacity " +
-           FormatFixed(Average(m, kMetricTrueProcessingRate), 2) + " -> " +
-           FormatFixed(Current(m, kMetricExpectedProcessingRate), 2) + " | Target data rate " +
-           FormatFixed(Average(m, kMetricTargetDataRate), 2) + "}";
+    out += "\n{ Vertex ID ";
+    out += id;
+    out += " | Parallelism ";
+    out += std::to_string(summary.current_parallelism);
+    out += " -> ";
+    out += std::to_string(summary.new_parallelism);
+    out += " | Processing capacity ";
+    out += FormatFixed(Average(m, kMetricTrueProcessingRate), 2);
+    out += " -> ";
+    out += FormatFixed(Current(m, kMetricExpectedProcessingRate), 2);
+    out += " | Target data rate ";
+    out += FormatFixed(Average(m, kMetricTargetDataRate), 2);
+    out += "}";
   }
   return out;
 }
@@ -327,12 +335,21 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
   for (std::string& note : evaluate_notes) log.Note("evaluate", std::move(note));
   for (const VertexInfo& v : in.topology.vertices) {
     const MetricMap& m = res.evaluated.vertices.at(v.id);
-    log.Note("evaluate", v.id + ": TPR " + Num(Average(m, kMetricTrueProcessingRate)) +
-                             ", target rate " + Num(Average(m, kMetricTargetDataRate)) +
-                             ", catch-up rate " + Num(Current(m, kMetricCatchUpDataRate)) +
-                             ", load " + Num(Average(m, kMetricLoad)) + ", band [" +
-                             Num(Current(m, kMetricScaleUpRateThreshold)) + ", " +
-                             Num(Current(m, kMetricScaleDownRateThreshold)) + "]");
+    std::string note = v.id;  // appended piece by piece: one note per vertex every cycle
+    note += ": TPR ";
+    note += Num(Average(m, kMetricTrueProcessingRate));
+    note += ", target rate ";
+    note += Num(Average(m, kMetricTargetDataRate));
+    note += ", catch-up rate ";
+    note += Num(Current(m, kMetricCatchUpDataRate));
+    note += ", load ";
+    note += Num(Average(m, kMetricLoad));
+    note += ", band [";
+    note += Num(Current(m, kMetricScaleUpRateThreshold));
+    note += ", ";
+    note += Num(Current(m, kMetricScaleDownRateThreshold));
+    note += "]";
+    log.Note("evaluate", std::move(note));
   }
   EvaluateCustomMetrics(in.custom_metrics, in.topology, state.metric_window, &res.evaluated);
   for (const DeclaredMetric& d : in.custom_metrics) {

@@ -5,9 +5,11 @@
 // Thread-safety: plain values.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/clock.h"
@@ -52,12 +54,15 @@ struct DecisionLog {
   TimePoint time;
   CycleOutcome outcome = CycleOutcome::kNoChange;
   // Stage -> what it saw and did; keys are "collect", "evaluate", "decide", "shape".
-  std::map<std::string, std::vector<std::string>> stages;
+  std::map<std::string, std::vector<std::string>, std::less<>> stages;
   std::map<VertexId, VertexDecision> vertices;
   std::vector<AutoscalerEvent> events;
 
-  void Note(const std::string& stage, std::string message) {
-    stages[stage].push_back(std::move(message));
+  // A cycle writes a dozen notes: the stage is found without building its name as a string.
+  void Note(std::string_view stage, std::string message) {
+    auto it = stages.find(stage);
+    if (it == stages.end()) it = stages.emplace(std::string(stage), std::vector<std::string>()).first;
+    it->second.push_back(std::move(message));
   }
 };
 
