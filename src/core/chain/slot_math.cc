@@ -6,17 +6,21 @@ namespace trimtab::core {
 
 int SlotsNeeded(const JobTopology& topology, const ScalingSummaries& summaries, bool slot_sharing,
                 bool after) {
-  std::map<VertexId, int> parallelism;
-  for (const VertexInfo& v : topology.vertices) parallelism[v.id] = v.parallelism;
-  for (const auto& [id, s] : summaries) {
-    if (after) {
-      parallelism[id] = s.new_parallelism;
-    } else if (!parallelism.contains(id)) {
-      parallelism[id] = s.current_parallelism;
-    }
-  }
+  // Each vertex id counts once: the restart-cost gate asks this twice a cycle, so no map of ids.
   int total = 0;
-  for (const auto& [id, p] : parallelism) total = slot_sharing ? std::max(total, p) : total + p;
+  const auto count = [&](int p) { total = slot_sharing ? std::max(total, p) : total + p; };
+  const auto& vertices = topology.vertices;
+  for (auto v = vertices.begin(); v != vertices.end(); ++v) {
+    // A repeated id counts with its last entry (as a map keyed by id would).
+    if (std::any_of(v + 1, vertices.end(), [&](const VertexInfo& w) { return w.id == v->id; })) {
+      continue;
+    }
+    const auto s = after ? summaries.find(v->id) : summaries.end();
+    count(s != summaries.end() ? s->second.new_parallelism : v->parallelism);
+  }
+  for (const auto& [id, s] : summaries) {
+    if (topology.Find(id) == nullptr) count(after ? s.new_parallelism : s.current_parallelism);
+  }
   return total;
 }
 

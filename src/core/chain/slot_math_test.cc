@@ -21,6 +21,16 @@ TEST(SlotMathTest, SlotsWithAndWithoutSlotSharing) {
   EXPECT_FALSE(HasScaleUp({{"v2", Summary(3, 1)}}));
 }
 
+TEST(SlotMathTest, VerticesOnlyInTheSummariesAndRepeatedIdsCountOnce) {
+  JobTopology t = LinearTopology({2, 4});
+  t.vertices.push_back({.id = "v0", .parallelism = 3});  // a repeated id: its last entry counts
+  ScalingSummaries s{{"v1", Summary(4, 5)}, {"x", Summary(7, 9)}};
+  EXPECT_EQ(SlotsNeeded(t, s, false, false), 3 + 4 + 7);
+  EXPECT_EQ(SlotsNeeded(t, s, false, true), 3 + 5 + 9);
+  EXPECT_EQ(SlotsNeeded(t, s, true, false), 7);
+  EXPECT_EQ(SlotsNeeded(t, s, true, true), 9);
+}
+
 TEST(SlotMathTest, CapWithSlotSharingClampsScaleUpsOnly) {
   JobTopology t = LinearTopology({2, 4, 3});
   ScalingSummaries s{{"v0", Summary(2, 8)}, {"v1", Summary(4, 5)}, {"v2", Summary(3, 1)}};
