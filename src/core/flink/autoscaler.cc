@@ -335,19 +335,21 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
   for (std::string& note : evaluate_notes) log.Note("evaluate", std::move(note));
   for (const VertexInfo& v : in.topology.vertices) {
     const MetricMap& m = res.evaluated.vertices.at(v.id);
-    std::string note = v.id;  // appended piece by piece: one note per vertex every cycle
-    note += ": TPR ";
-    note += Num(Average(m, kMetricTrueProcessingRate));
-    note += ", target rate ";
-    note += Num(Average(m, kMetricTargetDataRate));
-    note += ", catch-up rate ";
-    note += Num(Current(m, kMetricCatchUpDataRate));
-    note += ", load ";
-    note += Num(Average(m, kMetricLoad));
-    note += ", band [";
-    note += Num(Current(m, kMetricScaleUpRateThreshold));
-    note += ", ";
-    note += Num(Current(m, kMetricScaleDownRateThreshold));
+    // "<id>: TPR t, target rate r, catch-up rate c, load l, band [up, down]", appended in place:
+    // one note per vertex every cycle.
+    const std::pair<const char*, double> parts[] = {
+        {": TPR ", Average(m, kMetricTrueProcessingRate)},
+        {", target rate ", Average(m, kMetricTargetDataRate)},
+        {", catch-up rate ", Current(m, kMetricCatchUpDataRate)},
+        {", load ", Average(m, kMetricLoad)},
+        {", band [", Current(m, kMetricScaleUpRateThreshold)},
+        {", ", Current(m, kMetricScaleDownRateThreshold)},
+    };
+    std::string note = v.id;
+    for (const auto& [label, value] : parts) {
+      note += label;
+      note += Num(value);
+    }
     note += "]";
     log.Note("evaluate", std::move(note));
   }
