@@ -74,10 +74,10 @@ std::string FormatGeneral(double v, int precision) {
   // compares as its exact value would.
   const double a = std::abs(v);
   if (precision <= 9 && a >= 1e-4 && a < kPow10[precision]) {
+    constexpr double kDecade[] = {1e-4, 1e-3, 1e-2, 1e-1, 1e0, 1e1, 1e2,
+                                  1e3,  1e4,  1e5,  1e6,  1e7, 1e8, 1e9};  // [e + 4] = 10^e
     int exponent = -4;  // of a's leading digit
-    constexpr double kSmall[] = {1e-4, 1e-3, 1e-2, 1e-1};
-    while (exponent < 0 && a >= (exponent == -1 ? 1.0 : kSmall[exponent + 5])) ++exponent;
-    while (exponent >= 0 && exponent + 1 < precision && a >= kPow10[exponent + 1]) ++exponent;
+    while (exponent + 1 < precision && a >= kDecade[exponent + 5]) ++exponent;
     // a x 10^(precision - 1 - exponent), as an integer of `precision` digits.
     const int shift = precision - 1 - exponent;  // 0 .. precision + 3
     uint64_t n;

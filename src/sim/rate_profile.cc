@@ -296,9 +296,9 @@ StatusOr<std::vector<std::pair<double, double>>> ParsePoints(const Json& json, c
     if (item.is_array()) {
       if (item.size() != 2) return InvalidArgumentError(p + ": expected [time, rate]");
       TRIMTAB_ASSIGN_OR_RETURN(t, ParseSecondsValue(item[0], JoinPath(p, 0)));
-      if (!item[1].is_number()) return InvalidArgumentError(JoinPath(p, 1) + ": expected a number");
-      rate = item[1].get<double>();
       rate_path = JoinPath(p, 1);
+      if (!item[1].is_number()) return InvalidArgumentError(rate_path + ": expected a number");
+      rate = item[1].get<double>();
     } else {
       JsonReader r(item, p);
       TRIMTAB_RETURN_IF_ERROR(r.ExpectObject());

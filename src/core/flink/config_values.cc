@@ -205,16 +205,14 @@ std::vector<std::string> ParseFlinkList(std::string_view value) {
 std::string FormatLogNumber(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-  // Exactly as printf's %.6g (FormatGeneral), without the locale and format-string work: a
-  // decision log formats a few dozen numbers per cycle.
-  char buf[32];
   // %.6g prints a whole number below 10^6 in magnitude as a plain integer (counts, parallelism,
-  // rounded rates), and integer formatting is several times cheaper. -0 keeps its sign below.
+  // rounded rates), and integer formatting is cheaper still. -0 keeps its sign below.
   if (std::abs(v) < 1e6 && v == std::trunc(v) && !(v == 0 && std::signbit(v))) {
+    char buf[32];
     const auto r = std::to_chars(buf, buf + sizeof buf, static_cast<int64_t>(v));
     return std::string(buf, r.ptr);
   }
-  return FormatGeneral(v, 6);
+  return FormatGeneral(v, 6);  // printf's %.6g, without the locale and format-string work
 }
 
 }  // namespace trimtab::core::flink

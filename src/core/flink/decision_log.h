@@ -61,7 +61,7 @@ struct DecisionLog {
   // A cycle writes a dozen notes: the stage is found without building its name as a string.
   void Note(std::string_view stage, std::string message) {
     auto it = stages.find(stage);
-    if (it == stages.end()) it = stages.emplace(std::string(stage), std::vector<std::string>()).first;
+    if (it == stages.end()) it = stages.try_emplace(std::string(stage)).first;
     it->second.push_back(std::move(message));
   }
 };
