@@ -133,6 +133,7 @@ struct SimulateFlags {
   std::optional<uint64_t> seed;
   std::string json_out;
   std::string report_out;
+  std::string series_out;
   std::string decision_log_out;
   bool quiet = false;
 };
@@ -163,10 +164,18 @@ int RunSimulate(const SimulateFlags& flags) {
 
   Progress progress(scenario->policies.size());
   sim::ObserveOptions observe;
-  observe.record_traces = !flags.report_out.empty();
-  // Opened before the run, so that a path that cannot be written fails at once. Lines are
-  // written as the run goes: a long run's log is never held in memory.
+  observe.record_traces = !flags.report_out.empty() || !flags.series_out.empty();
+  // Opened before the run, so that a path that cannot be written fails at once. The decision
+  // log's lines are written as the run goes: a long run's log is never held in memory.
   std::ofstream decision_log;
+  std::ofstream series;
+  if (!flags.series_out.empty()) {
+    series.open(flags.series_out, std::ios::binary | std::ios::trunc);
+    if (!series) {
+      return fail(InvalidArgumentError("--series: cannot open " + flags.series_out +
+                                       " for writing"));
+    }
+  }
   if (!flags.decision_log_out.empty()) {
     decision_log.open(flags.decision_log_out, std::ios::binary | std::ios::trunc);
     if (!decision_log) {
@@ -212,6 +221,13 @@ int RunSimulate(const SimulateFlags& flags) {
       return fail(s);
     }
   }
+  if (series.is_open()) {
+    std::vector<sim::VertexId> vertices;
+    for (const sim::VertexSpec& v : scenario->job.vertices) vertices.push_back(v.id);
+    series << sim::RenderSeriesCsv(run->traces, vertices);
+    series.close();
+    if (!series) return fail(InternalError("failed to write " + flags.series_out));
+  }
   if (!flags.report_out.empty()) {
     sim::HtmlReportInput html;
     html.report = &run->report;
@@ -241,6 +257,11 @@ void RegisterSimulateCommand(CLI::App& app, int* exit_code) {
                   "Write a self-contained HTML report with charts (input vs capacity, "
                   "parallelism, lag), every rescale with its reasons, and the changes the "
                   "plugin chain vetoed or a rule blocked");
+  cmd->add_option("--series", flags->series_out,
+                  "Write what the charts show as CSV, one row per policy and decision interval: "
+                  "input rate, capacity at the current parallelism, lag (seconds of input), "
+                  "slots, whether the job is restarting or in a restart window, the SLO "
+                  "violation outside restarts so far, and each vertex's parallelism");
   cmd->add_option("--decision-log", flags->decision_log_out,
                   "Write every decision cycle of trimtab, flink-compat and hpa-cpu to this file "
                   "as JSON Lines, also the cycles that changed nothing (why a job did not "

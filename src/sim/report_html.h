@@ -30,6 +30,12 @@ struct TracePoint {
   double lag_seconds = 0;
   int slots = 0;
   std::map<VertexId, int> parallelism;
+  // Time the job was down (restarting) since the previous point, in whole simulation steps (a
+  // step counts when it starts with the job down; the report's downtime is exact).
+  double down_seconds = 0;
+  bool in_restart_window = false;  // lag now is the restart's (see RestartAttribution)
+  // Lag-SLO violation outside restart windows so far in the run, in seconds.
+  double violation_outside_restarts_seconds = 0;
 };
 
 // Consecutive decision cycles in which the autoscaler wanted a change, a scale-up or a
@@ -62,6 +68,15 @@ struct HtmlReportInput {
 
 // The whole HTML document.
 std::string RenderHtmlReport(const HtmlReportInput& input);
+
+// The traces as CSV (`trimtab simulate --series out.csv`), one row per policy and sample, time
+// order within a policy: policy, seconds, inputRate, capacity (empty when unknown), lagSeconds,
+// slots, downSeconds (since the previous row, in whole steps), inRestartWindow (0/1), sloViolationOutsideRestartsSeconds (running
+// total), then one parallelism column per vertex of `vertices` ("parallelism:<id>"; empty where a
+// point lacks the vertex). Numbers are printed with up to 6 significant digits; a policy name or
+// vertex id with a comma or quote is quoted as RFC 4180 asks.
+std::string RenderSeriesCsv(const std::vector<PolicyTrace>& traces,
+                            const std::vector<VertexId>& vertices);
 
 // Escapes &, <, >, " and ' for HTML text and attributes.
 std::string HtmlEscape(std::string_view text);

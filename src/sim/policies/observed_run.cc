@@ -85,6 +85,7 @@ class ObservingPolicy final : public ScalingPolicy {
         restart_end_.reset();
       }
     }
+    if (m.state() != JobState::kRunning) down_since_record_ += dt;
     if (violating) {
       restarts_->violation_seconds += dt;
       if (!in_restart_window_) restarts_->violation_outside_restarts_seconds += dt;
@@ -190,6 +191,10 @@ class ObservingPolicy final : public ScalingPolicy {
     p.lag_seconds = lag;
     p.slots = m.slots();
     for (const core::VertexInfo& v : m.Topology().vertices) p.parallelism[v.id] = v.parallelism;
+    p.down_seconds = down_since_record_;
+    down_since_record_ = 0;
+    p.in_restart_window = in_restart_window_;
+    p.violation_outside_restarts_seconds = restarts_->violation_outside_restarts_seconds;
     trace_->points.push_back(std::move(p));
   }
 
@@ -206,6 +211,7 @@ class ObservingPolicy final : public ScalingPolicy {
   std::optional<JobMetrics> metrics_;
   double next_progress_ = 0;
   bool in_restart_window_ = false;
+  double down_since_record_ = 0;  // for the next trace point
   std::optional<double> restart_end_;
   // RecordHeld: the previous explained cycle was held, with the job at held_job_ and wanting to
   // scale up (held_up_) or down.

@@ -326,5 +326,99 @@ TEST(ReportHtml, ListsTheChangesThePluginChainHeld) {
   EXPECT_NE(html.find("vetoed by restart-cost-gate: expected benefit"), std::string::npos);
 }
 
+// Splits CSV text without quoted fields into rows of fields.
+std::vector<std::vector<std::string>> SplitCsv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t end = text.find('\n', at);
+    const std::string line = text.substr(at, end - at);
+    at = end == std::string::npos ? text.size() : end + 1;
+    std::vector<std::string> fields;
+    size_t from = 0;
+    while (true) {
+      const size_t comma = line.find(',', from);
+      fields.push_back(line.substr(from, comma - from));
+      if (comma == std::string::npos) break;
+      from = comma + 1;
+    }
+    rows.push_back(std::move(fields));
+  }
+  return rows;
+}
+
+TEST(SeriesCsv, OneRowPerSampleWithTheRunsFigures) {
+  Scenario s = Bench("step-up");
+  s.policies = {PolicySpec{"trimtab", std::make_shared<const Json>()},
+                PolicySpec{"oracle", std::make_shared<const Json>()}};
+  ObserveOptions o;
+  o.record_traces = true;
+  StatusOr<ObservedRun> run = RunScenarioObserved(s, AllPoliciesRegistry(), o);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  std::vector<VertexId> ids;
+  for (const VertexSpec& v : s.job.vertices) ids.push_back(v.id);
+  const auto rows = SplitCsv(RenderSeriesCsv(run->traces, ids));
+  ASSERT_FALSE(rows.empty());
+  const std::vector<std::string> header = {
+      "policy", "seconds", "inputRate", "capacity", "lagSeconds", "slots", "downSeconds",
+      "inRestartWindow", "sloViolationOutsideRestartsSeconds", "parallelism:source",
+      "parallelism:hop-count", "parallelism:max-join", "parallelism:sink"};
+  EXPECT_EQ(rows[0], header);
+  ASSERT_EQ(rows.size(), 1 + run->traces[0].points.size() + run->traces[1].points.size());
+  std::map<std::string, double> down;
+  std::map<std::string, int> in_window;
+  std::map<std::string, double> last_violation;
+  std::map<std::string, std::set<std::string>> hop_count;
+  for (size_t r = 1; r < rows.size(); ++r) {
+    const std::vector<std::string>& row = rows[r];
+    ASSERT_EQ(row.size(), header.size()) << r;
+    const std::string& policy = row[0];
+    // Slot sharing: the slots are the largest vertex parallelism.
+    int largest = 0;
+    for (size_t c = 9; c < row.size(); ++c) largest = std::max(largest, std::stoi(row[c]));
+    EXPECT_EQ(std::stoi(row[5]), largest) << r;
+    down[policy] += std::stod(row[6]);
+    in_window[policy] += row[7] == "1";
+    const double violation = std::stod(row[8]);
+    EXPECT_GE(violation, last_violation[policy]) << "a running total, row " << r;
+    last_violation[policy] = violation;
+    hop_count[policy].insert(row[10]);
+  }
+  // trimtab's rescales show as restarts, restart windows and parallelism changes; the oracle
+  // rescales for free and carries its load without lag.
+  // Whole steps: each restart counts to within a step of its exact downtime.
+  const PolicyReport& trimtab = Get(run->report, "trimtab");
+  ASSERT_GT(trimtab.rescales, 0);
+  EXPECT_NEAR(down["trimtab"], trimtab.downtime_seconds, s.step_seconds * trimtab.rescales);
+  EXPECT_GT(in_window["trimtab"], 0);
+  EXPECT_GT(hop_count["trimtab"].size(), 1u);
+  EXPECT_EQ(down["oracle"], 0);
+  EXPECT_EQ(last_violation["oracle"], 0);
+  // The running total ends where the run's own figure does, less the samples after the last row.
+  const double total = run->restarts[0].violation_outside_restarts_seconds;
+  EXPECT_LE(last_violation["trimtab"], total);
+  EXPECT_GE(last_violation["trimtab"], total - s.decision_interval_seconds);
+}
+
+TEST(SeriesCsv, QuotesWhatNeedsItAndLeavesUnknownsEmpty) {
+  PolicyTrace trace;
+  trace.policy = "my,policy";
+  TracePoint p;
+  p.time_seconds = 60;
+  p.input_rate = 1234567.0;
+  p.capacity = 0;  // unknown
+  p.lag_seconds = 0.5;
+  p.slots = 3;
+  p.down_seconds = 12.5;
+  p.in_restart_window = true;
+  p.violation_outside_restarts_seconds = 15;
+  p.parallelism = {{"a", 3}};
+  trace.points.push_back(p);
+  EXPECT_EQ(RenderSeriesCsv({trace}, {"a", "b\"x"}),
+            "policy,seconds,inputRate,capacity,lagSeconds,slots,downSeconds,inRestartWindow,"
+            "sloViolationOutsideRestartsSeconds,parallelism:a,\"parallelism:b\"\"x\"\n"
+            "\"my,policy\",60,1.23457e+06,,0.5,3,12.5,1,15,3,\n");
+}
+
 }  // namespace
 }  // namespace trimtab::sim

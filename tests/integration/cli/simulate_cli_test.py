@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""`trimtab simulate` as a user runs it: the table, --json and --decision-log.
+"""`trimtab simulate` as a user runs it: the table, --json, --decision-log and --series.
 
 The decision log must hold every decision cycle of the controllers (also those that changed
 nothing), agree with the JSON report on what was applied, be the same byte for byte on a second
-run, and a path that cannot be written must fail before the run with the flag's name.
+run, and a path that cannot be written must fail before the run with the flag's name. The series
+CSV must have a row per policy and decision interval that agrees with the JSON figures.
 """
 import argparse
+import csv
 import json
 import os
 import subprocess
@@ -33,8 +35,9 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "cycles.jsonl")
         report = os.path.join(tmp, "report.json")
+        series = os.path.join(tmp, "series.csv")
         r = run(a.trimtab, a.scenario, "-p", "trimtab,hpa-cpu,static", "--json", report,
-                "--decision-log", log)
+                "--decision-log", log, "--series", series)
         check(r.returncode == 0, f"simulate exits 0 (got {r.returncode}: {r.stderr})")
         if r.returncode != 0:
             return 1
@@ -62,6 +65,37 @@ def main():
                   f"an applied cycle at {c['simulatedSeconds']} s passed the chain")
             check(all(c["vertices"][v]["finalParallelism"] == p for v, p in c["applied"].items()),
                   f"applied parallelism at {c['simulatedSeconds']} s is the final one")
+        with open(series, newline="") as f:
+            rows = list(csv.DictReader(f))
+        scenario_json = json.load(open(report))
+        interval_rows = {p: [row for row in rows if row["policy"] == p] for p in figures}
+        expected_rows = int(scenario_json["durationSeconds"] // 60) + 1  # q5-step-up decides each minute
+        for p, prows in interval_rows.items():
+            check(abs(len(prows) - expected_rows) <= 1,
+                  f"{p}: a series row per decision interval ({len(prows)}, expected {expected_rows})")
+            if not prows:
+                continue
+            vertex_columns = [c for c in prows[0] if c.startswith("parallelism:")]
+            check(len(vertex_columns) == 4, f"a parallelism column per q5 vertex ({vertex_columns})")
+            changes = sum(1 for x, y in zip(prows, prows[1:])
+                          if any(x[c] != y[c] for c in vertex_columns))
+            check(changes == figures[p]["rescales"],
+                  f"{p}: parallelism changes in the series ({changes}) are the rescales "
+                  f"({figures[p]['rescales']})")
+            check(all(int(row["slots"]) == max(int(row[c]) for c in vertex_columns) for row in prows),
+                  f"{p}: slots are the largest vertex parallelism in every row")
+            down = sum(float(row["downSeconds"]) for row in prows)
+            check(abs(down - figures[p]["downtimeSeconds"]) <= 5 * max(1, figures[p]["rescales"]),
+                  f"{p}: down time in the series ({down}) is the downtime to within a step per "
+                  f"rescale ({figures[p]['downtimeSeconds']})")
+            last = float(prows[-1]["sloViolationOutsideRestartsSeconds"])
+            check(last <= figures[p]["sloViolationOutsideRestartsSeconds"] + 1e-6,
+                  f"{p}: the series' violation total stays within the report's")
+        bad_series = os.path.join(tmp, "no-such-dir", "series.csv")
+        r4 = run(a.trimtab, a.scenario, "-p", "trimtab", "--series", bad_series)
+        check(r4.returncode == 1 and "--series: cannot open" in r4.stderr,
+              f"an unwritable series fails with the flag's name (exit {r4.returncode}: {r4.stderr})")
+
         again = os.path.join(tmp, "again.jsonl")
         r2 = run(a.trimtab, a.scenario, "-p", "trimtab,hpa-cpu,static", "--decision-log", again)
         check(r2.returncode == 0 and open(again).read() == "\n".join(lines) + "\n",
