@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "api/reconciled_spec.h"
+#include "common/json.h"
+#include "operator/operator_config.h"
 
 namespace trimtab::op {
 namespace {
@@ -181,6 +183,23 @@ TEST(ValidatorTest, SessionJob) {
   job.status.reconciliation_status.last_reconciled_spec =
       R"({"spec":{"deploymentName":"before","job":{}},"resource_metadata":{}})";
   EXPECT_EQ(ValidateSessionJob(job, nullptr, conf), "The deploymentName can't be changed");
+}
+
+TEST(ValidatorTest, TheRepositorysExampleDeploymentsAreValid) {
+  // The README tour and `make demo` apply these; a spec change that broke them would fail here
+  // before it failed a user.
+  for (const char* file : {"examples/operator/basic.yaml", "examples/demo/autoscaling.yaml"}) {
+    SCOPED_TRACE(file);
+    StatusOr<std::string> text = ReadFile(std::string(TRIMTAB_SOURCE_DIR) + "/" + file);
+    ASSERT_TRUE(text.ok()) << text.status().ToString();
+    StatusOr<Json> doc = ParseYaml(*text, file);
+    ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+    StatusOr<api::FlinkDeployment> d = api::DecodeFlinkDeployment(*doc);
+    ASSERT_TRUE(d.ok()) << d.status().ToString();
+    const api::FlinkConfiguration conf =
+        EffectiveConfig({}, "default", d->spec.flink_version, d->spec.flink_configuration);
+    EXPECT_EQ(ValidateDeployment(*d, conf), std::nullopt);
+  }
 }
 
 TEST(ValidatorTest, IngressTemplate) {
