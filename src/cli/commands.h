@@ -22,6 +22,8 @@ StatusOr<std::string> ReadInputDocument(const std::string& path, std::string* so
 void RegisterVersionCommand(CLI::App& app, int* exit_code);
 // `simulate`: a job in virtual time under a workload, one run per scaling policy (src/sim).
 void RegisterSimulateCommand(CLI::App& app, int* exit_code);
+// `scenario from-flink`: a simulate scenario measured from a running Flink job (REST API).
+void RegisterScenarioCommand(CLI::App& app, int* exit_code);
 void RegisterEvalCommand(CLI::App& app, int* exit_code);
 // `local`: the local cluster (src/cluster/apiserver + src/cluster/runtime) until SIGINT/SIGTERM.
 void RegisterLocalCommand(CLI::App& app, int* exit_code);

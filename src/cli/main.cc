@@ -11,7 +11,8 @@ int main(int argc, char** argv) {
       "trimtab - an autoscaling control plane for Apache Flink jobs on Kubernetes.\n\n"
       "It runs FlinkDeployment / FlinkSessionJob resources safely, scales them (Flink autoscaler\n"
       "per-vertex parallelism, HPA v2 replica semantics with behavior rules, a chain of policy\n"
-      "plugins) and schedules them as a gang. `trimtab local` runs all of it on one machine.",
+      "plugins), and compares scaling policies in virtual time. `trimtab local` runs all of it on\n"
+      "one machine. (Gang scheduling with PodGroups and Queues is not there yet.)",
       "trimtab"};
   app.require_subcommand(1);
   app.fallthrough();
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
   trimtab::cli::RegisterOperatorCommand(app, &exit_code);
   trimtab::cli::RegisterEvalCommand(app, &exit_code);
   trimtab::cli::RegisterSimulateCommand(app, &exit_code);
+  trimtab::cli::RegisterScenarioCommand(app, &exit_code);
   trimtab::cli::RegisterVersionCommand(app, &exit_code);
 
   app.parse_complete_callback([&] {

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""`trimtab simulate` as a user runs it: the table, --json, --decision-log and --series.
+"""`trimtab simulate` as a user runs it: the table, --json, --decision-log and --series (and the
+errors of `trimtab scenario from-flink`).
 
 The decision log must hold every decision cycle of the controllers (also those that changed
 nothing), agree with the JSON report on what was applied, be the same byte for byte on a second
@@ -95,6 +96,19 @@ def main():
         r4 = run(a.trimtab, a.scenario, "-p", "trimtab", "--series", bad_series)
         check(r4.returncode == 1 and "--series: cannot open" in r4.stderr,
               f"an unwritable series fails with the flag's name (exit {r4.returncode}: {r4.stderr})")
+
+        # `trimtab scenario from-flink`: what it needs is a running job (cli_scenario_capture_test
+        # captures one); here, that its errors name the request or the flag.
+        r5 = subprocess.run([a.trimtab, "scenario", "from-flink", "http://127.0.0.1:1",
+                             "--samples", "1", "--timeout", "2 s"],
+                            capture_output=True, text=True, timeout=60)
+        check(r5.returncode == 1 and "REST GET /jobs/overview" in r5.stderr,
+              f"an unreachable JobManager fails naming the request (exit {r5.returncode}: {r5.stderr})")
+        for flag, value in (("--samples", "0"), ("--interval", "soon")):
+            r6 = subprocess.run([a.trimtab, "scenario", "from-flink", "http://127.0.0.1:1", flag, value],
+                                capture_output=True, text=True, timeout=60)
+            check(r6.returncode == 2 and flag in r6.stderr,
+                  f"{flag} {value} is a usage error naming the flag (exit {r6.returncode}: {r6.stderr})")
 
         again = os.path.join(tmp, "again.jsonl")
         r2 = run(a.trimtab, a.scenario, "-p", "trimtab,hpa-cpu,static", "--decision-log", again)

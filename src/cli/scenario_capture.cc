@@ -1,0 +1,366 @@
+#include "cli/scenario_capture.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "common/number_format.h"
+
+namespace trimtab::cli {
+
+namespace {
+
+using adapters::FlinkCollection;
+using core::VertexId;
+using core::flink::RawVertexMetrics;
+
+// Below this busy time a vertex's capacity is extrapolated from very little work.
+constexpr double kRoughBusyMsPerSecond = 50;
+// The busiest subtask this much busier than the mean is worth a comment about key skew.
+constexpr double kSkewNote = 1.25;
+
+std::string Num(double v) { return FormatGeneral(v, 6); }
+
+// A YAML double-quoted scalar (JSON string escaping is valid YAML).
+std::string Quote(std::string_view text) { return Json(std::string(text)).dump(); }
+
+std::optional<double> Mean(const std::vector<std::optional<double>>& values) {
+  double sum = 0;
+  int n = 0;
+  for (const std::optional<double>& v : values) {
+    if (v && std::isfinite(*v)) {
+      sum += *v;
+      ++n;
+    }
+  }
+  if (n == 0) return std::nullopt;
+  return sum / n;
+}
+
+// What the samples say about one vertex.
+struct VertexFigures {
+  std::optional<double> busy_avg, busy_max;  // ms/s
+  std::optional<double> in_rate, out_rate;   // records/s, all subtasks
+  std::optional<double> pending_first, pending_last;
+  // Cumulative record counts at the first and the last sample that has them.
+  std::optional<double> in_first, in_last, out_first, out_last;
+  // Records out per record in: over the samples when the counters moved, else since the start.
+  std::optional<double> Selectivity() const {
+    if (in_first && in_last && out_first && out_last && *in_last > *in_first) {
+      return (*out_last - *out_first) / (*in_last - *in_first);
+    }
+    if (in_last && out_last && *in_last > 0) return *out_last / *in_last;
+    return std::nullopt;
+  }
+};
+
+VertexFigures Figures(const std::vector<FlinkCollection>& samples, const VertexId& id) {
+  std::vector<std::optional<double>> busy_avg, busy_max, in_rate, out_rate;
+  VertexFigures f;
+  for (const FlinkCollection& c : samples) {
+    auto it = c.sample.vertices.find(id);
+    if (it == c.sample.vertices.end()) continue;
+    const RawVertexMetrics& m = it->second;
+    busy_avg.push_back(m.busy_time_avg);
+    busy_max.push_back(m.busy_time_max);
+    in_rate.push_back(m.num_records_in_per_second);
+    out_rate.push_back(m.num_records_out_per_second);
+    if (m.pending_records) {
+      if (!f.pending_first) f.pending_first = m.pending_records;
+      f.pending_last = m.pending_records;
+    }
+    if (m.num_records_in && m.num_records_out) {
+      if (!f.in_first) {
+        f.in_first = m.num_records_in;
+        f.out_first = m.num_records_out;
+      }
+      f.in_last = m.num_records_in;
+      f.out_last = m.num_records_out;
+    }
+  }
+  f.busy_avg = Mean(busy_avg);
+  f.busy_max = Mean(busy_max);
+  f.in_rate = Mean(in_rate);
+  f.out_rate = Mean(out_rate);
+  return f;
+}
+
+std::string ShipOf(const std::string& strategy) {
+  if (strategy == "HASH") return "hash";
+  if (strategy == "FORWARD") return "forward";
+  return "rebalance";
+}
+
+// The only RUNNING job at the URL, or an error that lists what is there.
+StatusOr<std::string> OnlyRunningJob(adapters::FlinkMetricsCollector& collector,
+                                     const ScenarioCaptureOptions& o) {
+  TRIMTAB_ASSIGN_OR_RETURN(Json overview, collector.GetJson(o.rest_url, "/jobs/overview", o.timeout));
+  std::vector<std::string> running, all;
+  for (const Json& j : overview.value("jobs", Json::array())) {
+    const std::string id = j.value("jid", "");
+    const std::string line = id + " (" + j.value("name", "") + ", " + j.value("state", "") + ")";
+    all.push_back(line);
+    if (j.value("state", "") == "RUNNING") running.push_back(id);
+  }
+  if (running.size() == 1) return running.front();
+  std::string listed;
+  for (const std::string& l : all) listed += (listed.empty() ? "" : ", ") + l;
+  if (running.empty()) {
+    return FailedPreconditionError("no RUNNING job at " + o.rest_url +
+                                   (all.empty() ? "" : "; jobs there: " + listed));
+  }
+  return InvalidArgumentError(std::to_string(running.size()) + " RUNNING jobs at " + o.rest_url +
+                              ": " + listed + "; name one with --job");
+}
+
+// Optional facts about checkpoints: the interval, and the latest completed checkpoint's size
+// (in all and per vertex) and duration. Endpoints that fail leave them unknown.
+struct CheckpointFacts {
+  std::optional<double> interval_ms;
+  std::optional<double> state_bytes;
+  std::optional<double> duration_ms;
+  std::map<VertexId, double> vertex_state_bytes;
+};
+
+CheckpointFacts ReadCheckpoints(adapters::FlinkMetricsCollector& collector,
+                                const ScenarioCaptureOptions& o, const std::string& job_id) {
+  CheckpointFacts f;
+  const std::string base = "/jobs/" + job_id + "/checkpoints";
+  if (StatusOr<Json> config = collector.GetJson(o.rest_url, base + "/config", o.timeout);
+      config.ok() && config->contains("interval") && (*config)["interval"].is_number()) {
+    f.interval_ms = (*config)["interval"].get<double>();
+  }
+  StatusOr<Json> stats = collector.GetJson(o.rest_url, base, o.timeout);
+  if (!stats.ok()) return f;
+  const Json latest = stats->value("latest", Json::object()).value("completed", Json());
+  if (!latest.is_object()) return f;
+  if (latest.contains("state_size") && latest["state_size"].is_number()) {
+    f.state_bytes = latest["state_size"].get<double>();
+  }
+  if (latest.contains("end_to_end_duration") && latest["end_to_end_duration"].is_number()) {
+    f.duration_ms = latest["end_to_end_duration"].get<double>();
+  }
+  if (!latest.contains("id") || !latest["id"].is_number_integer()) return f;
+  StatusOr<Json> details = collector.GetJson(
+      o.rest_url, base + "/details/" + std::to_string(latest["id"].get<int64_t>()), o.timeout);
+  if (!details.ok()) return f;
+  const Json* tasks = details->contains("tasks") ? &(*details)["tasks"] : nullptr;
+  if (!tasks || !tasks->is_object()) return f;
+  for (auto it = tasks->begin(); it != tasks->end(); ++it) {
+    const Json& task = it.value();
+    if (task.is_object() && task.contains("state_size") && task["state_size"].is_number()) {
+      f.vertex_state_bytes[it.key()] = task["state_size"].get<double>();
+    }
+  }
+  return f;
+}
+
+// Slots per TaskManager, when the TaskManagers list them.
+std::optional<int> SlotsPerTaskManager(adapters::FlinkMetricsCollector& collector,
+                                       const ScenarioCaptureOptions& o) {
+  StatusOr<Json> tms = collector.GetJson(o.rest_url, "/taskmanagers", o.timeout);
+  if (!tms.ok()) return std::nullopt;
+  for (const Json& tm : tms->value("taskmanagers", Json::array())) {
+    if (tm.contains("slotsNumber") && tm["slotsNumber"].is_number_integer()) {
+      return tm["slotsNumber"].get<int>();
+    }
+  }
+  return std::nullopt;
+}
+
+// One `key: value   # comment` line of a vertex, indented for the vertices list.
+void Field(std::string& out, std::string_view key, const std::string& value,
+           const std::string& comment = "") {
+  std::string line = "      " + std::string(key) + ": " + value;
+  if (!comment.empty()) {
+    line.resize(std::max<size_t>(line.size() + 2, 40), ' ');
+    line += "# " + comment;
+  }
+  out += line + "\n";
+}
+
+}  // namespace
+
+std::string VertexSlug(std::string_view name) {
+  std::string slug;
+  for (char c : name) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (std::isalnum(u)) {
+      slug += static_cast<char>(std::tolower(u));
+    } else if (!slug.empty() && slug.back() != '-') {
+      slug += '-';
+    }
+    if (slug.size() >= 40) break;
+  }
+  while (!slug.empty() && slug.back() == '-') slug.pop_back();
+  return slug.empty() ? "vertex" : slug;
+}
+
+StatusOr<CapturedScenario> CaptureScenario(adapters::FlinkMetricsCollector& collector,
+                                           const ScenarioCaptureOptions& o) {
+  if (!o.clock) return InvalidArgumentError("scenario capture: no clock");
+  if (o.samples < 1) return InvalidArgumentError("--samples: must be at least 1");
+  std::string job_id = o.job_id;
+  if (job_id.empty()) {
+    TRIMTAB_ASSIGN_OR_RETURN(job_id, OnlyRunningJob(collector, o));
+  }
+  const adapters::FlinkJobRef ref{o.rest_url, job_id};
+
+  std::vector<FlinkCollection> samples;
+  std::vector<TimePoint> times;
+  for (int i = 0; i < o.samples; ++i) {
+    if (i > 0) {
+      if (o.wait) {
+        o.wait(o.interval);
+      } else {
+        o.clock->SleepFor(o.interval);
+      }
+    }
+    const TimePoint now = o.clock->Now();
+    TRIMTAB_ASSIGN_OR_RETURN(FlinkCollection c, collector.Collect(ref, now, o.timeout));
+    if (c.job.state != "RUNNING") {
+      return FailedPreconditionError("job " + job_id + " is " + c.job.state +
+                                     ", not RUNNING: its metrics describe no steady processing");
+    }
+    if (!samples.empty()) {
+      for (size_t v = 0; v < c.job.topology.vertices.size(); ++v) {
+        const core::VertexInfo& now_v = c.job.topology.vertices[v];
+        const core::VertexInfo* before = samples.front().job.topology.Find(now_v.id);
+        if (!before || before->parallelism != now_v.parallelism) {
+          return FailedPreconditionError("job " + job_id + " changed its parallelism while it was "
+                                         "sampled (vertex " + now_v.id + "); capture it again");
+        }
+      }
+    }
+    samples.push_back(std::move(c));
+    times.push_back(now);
+  }
+  const adapters::FlinkJobDetails& job = samples.back().job;
+  const core::JobTopology& topology = job.topology;
+  const double span_s =
+      std::chrono::duration<double>(times.back() - times.front()).count();
+
+  // Ids: slugs of the vertex names, unique.
+  std::map<VertexId, std::string> slug;
+  std::set<std::string> used;
+  for (const core::VertexInfo& v : topology.vertices) {
+    const std::string base = VertexSlug(v.name.empty() ? v.id : v.name);
+    std::string s = base;
+    for (int n = 2; used.count(s); ++n) s = base + "-" + std::to_string(n);
+    used.insert(s);
+    slug[v.id] = s;
+  }
+
+  // Arrival rate per source: what it reads plus the growth of its backlog.
+  std::map<VertexId, VertexFigures> figures;
+  std::map<VertexId, double> arrival;
+  double total_arrival = 0;
+  for (const core::VertexInfo& v : topology.vertices) {
+    figures[v.id] = Figures(samples, v.id);
+    if (!topology.IsSource(v.id)) continue;
+    const VertexFigures& f = figures[v.id];
+    double rate = f.in_rate.value_or(f.out_rate.value_or(0));
+    if (span_s > 0 && f.pending_first && f.pending_last) {
+      rate += (*f.pending_last - *f.pending_first) / span_s;
+    }
+    arrival[v.id] = std::max(0.0, rate);
+    total_arrival += arrival[v.id];
+  }
+
+  const CheckpointFacts checkpoints = ReadCheckpoints(collector, o, job_id);
+  const std::optional<int> slots = SlotsPerTaskManager(collector, o);
+
+  std::string y;
+  y += "# Captured by `trimtab scenario from-flink` from " + o.rest_url + "\n# job " + job_id +
+       " (" + Quote(job.name) + ") at " + FormatRfc3339(times.back()) + ", " +
+       std::to_string(samples.size()) + " sample(s)" +
+       (samples.size() > 1 ? " over " + FormatGeneral(span_s, 3) + " s" : "") +
+       ".\n# Each figure is an estimate from Flink's own metrics (docs/simulate.md, \"Capturing a\n"
+       "# running job\"): check those marked rough, and set what Flink does not report: key skew,\n"
+       "# and the input's history (the workload below is the rate now).\n";
+  y += "name: " + Quote(VertexSlug(job.name.empty() ? job_id : job.name)) + "\n";
+  y += "description: " + Quote("Captured from Flink job " + job_id + " (" + job.name + ")") + "\n";
+  y += "job:\n  name: " + Quote(job.name.empty() ? job_id : job.name) + "\n  vertices:\n";
+  for (const core::VertexInfo& v : topology.vertices) {
+    const VertexFigures& f = figures[v.id];
+    const bool source = topology.IsSource(v.id);
+    y += "    - id: " + slug[v.id] + "\n";
+    Field(y, "name", Quote(v.name), "Flink vertex " + v.id);
+    Field(y, "parallelism", std::to_string(v.parallelism));
+    Field(y, "maxParallelism", std::to_string(v.max_parallelism));
+    if (source) {
+      if (v.num_partitions) {
+        Field(y, "partitions", std::to_string(*v.num_partitions),
+              "partitions named by the source's offset gauges");
+      } else {
+        Field(y, "partitions", std::to_string(v.parallelism),
+              "not reported: one per subtask assumed");
+      }
+    }
+    const double in = f.in_rate.value_or(0);
+    const double busy = f.busy_avg.value_or(0);
+    if (in > 0 && busy > 0) {
+      const double capacity = in / v.parallelism / (busy / 1000);
+      std::string note = Num(in) + " records/s in at " + Num(busy) + " ms/s busy";
+      if (busy < kRoughBusyMsPerSecond) note += " (rough: little work)";
+      Field(y, "capacityPerSubtask", Num(capacity), note);
+    } else {
+      Field(y, "capacityPerSubtask", "10000",
+            "not measured (no records in or no busy time): a placeholder");
+    }
+    if (const std::optional<double> selectivity = f.Selectivity();
+        selectivity && !topology.Outputs(v.id).empty()) {
+      Field(y, "selectivity", Num(*selectivity), "records out per record in");
+    }
+    if (source) {
+      if (arrival.size() > 1 && total_arrival > 0) {
+        Field(y, "rateFactor", Num(arrival[v.id] / total_arrival), "its share of the arrival rate");
+      }
+      if (f.pending_last && *f.pending_last > 0) {
+        Field(y, "initialBacklog", Num(*f.pending_last), "pendingRecords at the last sample");
+      }
+    }
+    if (f.busy_max && busy > 0 && *f.busy_max / busy >= kSkewNote) {
+      y += "      # keySkew: the busiest subtask is " + Num(*f.busy_max / busy) +
+           "x as busy as the mean; set a Zipf exponent\n      # (0.5-1) to model the hot keys.\n";
+    }
+    if (auto it = checkpoints.vertex_state_bytes.find(v.id);
+        it != checkpoints.vertex_state_bytes.end() && it->second > 0) {
+      Field(y, "stateBytes", Num(it->second), "in the latest completed checkpoint");
+    }
+  }
+  y += "  edges:\n";
+  for (const core::Edge& e : topology.edges) {
+    y += "    - {from: " + slug[e.from] + ", to: " + slug[e.to] + ", ship: " + ShipOf(e.ship_strategy) +
+         "}" + (e.ship_strategy == "HASH" || e.ship_strategy == "FORWARD"
+                    ? ""
+                    : "   # Flink: " + e.ship_strategy) +
+         "\n";
+  }
+  std::string checkpoint;
+  if (checkpoints.interval_ms) checkpoint += "interval: " + Num(*checkpoints.interval_ms / 1000) + " s";
+  if (checkpoints.state_bytes && checkpoints.duration_ms && *checkpoints.state_bytes > 0 &&
+      *checkpoints.duration_ms > 0) {
+    const double bandwidth = *checkpoints.state_bytes / (*checkpoints.duration_ms / 1000);
+    checkpoint += std::string(checkpoint.empty() ? "" : ", ") +
+                  "bandwidthBytesPerSecond: " + Num(bandwidth);
+    y += "  # The latest checkpoint wrote " + Num(*checkpoints.state_bytes) + " bytes in " +
+         Num(*checkpoints.duration_ms / 1000) + " s; a restore is assumed as fast.\n";
+    y += "  restart: {restoreBandwidthBytesPerSecond: " + Num(bandwidth) + "}\n";
+  }
+  if (!checkpoint.empty()) y += "  checkpoint: {" + checkpoint + "}\n";
+  if (slots) y += "  taskManager: {slots: " + std::to_string(*slots) + "}\n";
+  y += "# The arrival rate now (records read plus backlog growth); replace with a profile, e.g. a\n"
+       "# CSV of the topic's produce rate: {type: csv, file: rate.csv}.\n";
+  y += "workload: {type: constant, rate: " + Num(total_arrival) + "}\n";
+  y += "duration: 1 d\nstep: 5 s\ndecisionInterval: 1 min\nseed: 1\nslo: {lag: 30 s}\n";
+  y += "policies: [trimtab, flink-compat, hpa-cpu, static, oracle]\n";
+  return CapturedScenario{std::move(y), job_id, job.name};
+}
+
+}  // namespace trimtab::cli

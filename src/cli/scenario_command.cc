@@ -1,0 +1,126 @@
+// `trimtab scenario from-flink URL`: a `trimtab simulate` scenario measured from a running Flink
+// job (src/cli/scenario_capture.h, docs/simulate.md "Capturing a running job").
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "adapters/http/client.h"
+#include "cli/commands.h"
+#include "cli/scenario_capture.h"
+#include "common/duration.h"
+
+namespace trimtab::cli {
+
+namespace {
+
+constexpr const char kScenarioHelp[] =
+    "Write scenario files for `trimtab simulate` (docs/simulate.md).";
+
+constexpr const char kFromFlinkHelp[] = R"(Measure a running Flink job and write a scenario for `trimtab simulate`.
+
+Reads the job over the Flink REST API as the autoscaler does (a few samples apart) and writes its
+job graph with what each vertex carries: parallelism, max parallelism, capacity per subtask
+(records in per second at full busy time), selectivity, source partitions and backlog, state per
+vertex from the latest checkpoint, checkpoint interval and bandwidth, edges with their ship
+strategy, and a constant workload at the arrival rate now. Key skew and the input's history are
+not in Flink's metrics: the file says where to set them. Then compare policies on your own job:
+
+  trimtab scenario from-flink http://jobmanager:8081 -o myjob.yaml
+  trimtab simulate myjob.yaml --report myjob.html
+
+The job must be RUNNING and keep its parallelism while it is sampled. Exit code 0 on success,
+1 when the job cannot be read (the error names the request or the job's state), 2 on usage
+errors.)";
+
+struct FromFlinkFlags {
+  std::string url;
+  std::string job;
+  int samples = 3;
+  std::string interval = "20 s";
+  std::string timeout = "10 s";
+  std::string out;
+};
+
+int RunFromFlink(const FromFlinkFlags& flags) {
+  auto fail = [](const Status& s) {
+    std::cerr << "error: " << s.message() << "\n";
+    return 1;
+  };
+  auto usage = [](const Status& s) {
+    std::cerr << "error: " << s.message() << "\n";
+    return 2;
+  };
+  auto duration = [](const std::string& flag, const std::string& text) -> StatusOr<Millis> {
+    StatusOr<std::chrono::nanoseconds> d = ParseFlinkDuration(text);
+    if (!d.ok()) return InvalidArgumentError(flag + ": " + d.status().message());
+    if (d->count() < 0) return InvalidArgumentError(flag + ": must not be negative");
+    return std::chrono::duration_cast<Millis>(*d);
+  };
+  StatusOr<Millis> interval = duration("--interval", flags.interval);
+  if (!interval.ok()) return usage(interval.status());
+  StatusOr<Millis> timeout = duration("--timeout", flags.timeout);
+  if (!timeout.ok()) return usage(timeout.status());
+  if (flags.samples < 1) return usage(InvalidArgumentError("--samples: must be at least 1"));
+
+  // Opened first, so that a path that cannot be written fails before the sampling.
+  std::ofstream out;
+  if (!flags.out.empty() && flags.out != "-") {
+    out.open(flags.out, std::ios::binary | std::ios::trunc);
+    if (!out) return fail(InvalidArgumentError("-o: cannot open " + flags.out + " for writing"));
+  }
+  StatusOr<std::unique_ptr<http::HttpClient>> http = http::HttpClient::Create({});
+  if (!http.ok()) return fail(http.status());
+  StatusOr<std::unique_ptr<adapters::FlinkMetricsCollector>> collector =
+      adapters::FlinkMetricsCollector::Create({.http = http->get()});
+  if (!collector.ok()) return fail(collector.status());
+
+  ScenarioCaptureOptions o;
+  o.rest_url = flags.url;
+  o.job_id = flags.job;
+  o.samples = flags.samples;
+  o.interval = *interval;
+  o.timeout = *timeout;
+  o.clock = RealClock::Default();
+  if (flags.samples > 1) {
+    std::cerr << "sampling " << flags.url << " " << flags.samples << " times, " << flags.interval
+              << " apart\n";
+  }
+  StatusOr<CapturedScenario> captured = CaptureScenario(**collector, o);
+  if (!captured.ok()) return fail(captured.status());
+  if (out.is_open()) {
+    out << captured->yaml;
+    out.close();
+    if (!out) return fail(InternalError("failed to write " + flags.out));
+    std::cerr << "wrote " << flags.out << " (job " << captured->job_id << ")\n";
+  } else {
+    std::cout << captured->yaml;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void RegisterScenarioCommand(CLI::App& app, int* exit_code) {
+  CLI::App* cmd = app.add_subcommand("scenario", kScenarioHelp);
+  cmd->require_subcommand(1);
+  CLI::App* from = cmd->add_subcommand("from-flink", kFromFlinkHelp);
+  auto flags = std::make_shared<FromFlinkFlags>();
+  from->add_option("url", flags->url, "The JobManager's REST address, e.g. http://jobmanager:8081")
+      ->required();
+  from->add_option("--job", flags->job, "Job id (32 hex); default: the only RUNNING job");
+  from->add_option("--samples", flags->samples,
+                   "How many times to read the metrics (averaged; 2 or more also measure how "
+                   "fast the sources' backlog grows)")
+      ->capture_default_str();
+  from->add_option("--interval", flags->interval, "Time between samples (Flink notation)")
+      ->capture_default_str();
+  from->add_option("--timeout", flags->timeout, "Timeout of each REST request")
+      ->capture_default_str();
+  from->add_option("-o,--output", flags->out, "Write the scenario here instead of stdout");
+  from->callback([flags, exit_code] { *exit_code = RunFromFlink(*flags); });
+}
+
+}  // namespace trimtab::cli
