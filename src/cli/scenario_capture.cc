@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/number_format.h"
+#include "sim/key_groups.h"
+#include "sim/rng.h"
 
 namespace trimtab::cli {
 
@@ -21,8 +23,12 @@ using core::flink::RawVertexMetrics;
 
 // Below this busy time a vertex's capacity is extrapolated from very little work.
 constexpr double kRoughBusyMsPerSecond = 50;
-// The busiest subtask this much busier than the mean is worth a comment about key skew.
-constexpr double kSkewNote = 1.25;
+// The seed the captured scenario runs with: key skew is fitted under it.
+constexpr uint64_t kScenarioSeed = 1;
+// A keyed vertex whose busiest subtask is this much busier than key-group rounding explains gets
+// a fitted key skew.
+constexpr double kSkewFit = 1.05;
+constexpr double kMaxSkew = 3;
 
 std::string Num(double v) { return FormatGeneral(v, 6); }
 
@@ -88,6 +94,11 @@ VertexFigures Figures(const std::vector<FlinkCollection>& samples, const VertexI
   f.in_rate = Mean(in_rate);
   f.out_rate = Mean(out_rate);
   return f;
+}
+
+bool HasHashInput(const core::JobTopology& t, const VertexId& id) {
+  return std::any_of(t.edges.begin(), t.edges.end(),
+                     [&](const core::Edge& e) { return e.to == id && e.ship_strategy == "HASH"; });
 }
 
 std::string ShipOf(const std::string& strategy) {
@@ -184,7 +195,36 @@ void Field(std::string& out, std::string_view key, const std::string& value,
   out += line + "\n";
 }
 
+// The busiest subtask's share of a keyed vertex's load against the mean, in the simulator's key
+// model (sim/key_groups.h) with Zipf exponent `skew`, seeded as the job model seeds vertex
+// `vertex_index` of a scenario with kScenarioSeed.
+double SimulatedImbalance(int max_parallelism, int parallelism, int vertex_index, double skew) {
+  const std::vector<double> shares = sim::SubtaskKeyShares(
+      sim::KeyGroupWeights(max_parallelism, skew,
+                           sim::HashPair(kScenarioSeed, static_cast<uint64_t>(vertex_index))),
+      parallelism);
+  return *std::max_element(shares.begin(), shares.end()) * parallelism;
+}
+
 }  // namespace
+
+std::optional<double> FitKeySkew(int max_parallelism, int parallelism, int vertex_index,
+                                 double observed_imbalance) {
+  if (parallelism < 2 || max_parallelism < parallelism || !(observed_imbalance > 0)) {
+    return std::nullopt;
+  }
+  const auto imbalance = [&](double s) {
+    return SimulatedImbalance(max_parallelism, parallelism, vertex_index, s);
+  };
+  if (observed_imbalance < imbalance(0) * kSkewFit) return std::nullopt;
+  if (imbalance(kMaxSkew) <= observed_imbalance) return kMaxSkew;
+  double lo = 0, hi = kMaxSkew;
+  for (int i = 0; i < 40; ++i) {
+    const double mid = (lo + hi) / 2;
+    (imbalance(mid) < observed_imbalance ? lo : hi) = mid;
+  }
+  return std::round(hi * 1000) / 1000;
+}
 
 std::string VertexSlug(std::string_view name) {
   std::string slug;
@@ -286,7 +326,8 @@ StatusOr<CapturedScenario> CaptureScenario(adapters::FlinkMetricsCollector& coll
   y += "name: " + Quote(VertexSlug(job.name.empty() ? job_id : job.name)) + "\n";
   y += "description: " + Quote("Captured from Flink job " + job_id + " (" + job.name + ")") + "\n";
   y += "job:\n  name: " + Quote(job.name.empty() ? job_id : job.name) + "\n  vertices:\n";
-  for (const core::VertexInfo& v : topology.vertices) {
+  for (size_t index = 0; index < topology.vertices.size(); ++index) {
+    const core::VertexInfo& v = topology.vertices[index];
     const VertexFigures& f = figures[v.id];
     const bool source = topology.IsSource(v.id);
     y += "    - id: " + slug[v.id] + "\n";
@@ -325,9 +366,14 @@ StatusOr<CapturedScenario> CaptureScenario(adapters::FlinkMetricsCollector& coll
         Field(y, "initialBacklog", Num(*f.pending_last), "pendingRecords at the last sample");
       }
     }
-    if (f.busy_max && busy > 0 && *f.busy_max / busy >= kSkewNote) {
-      y += "      # keySkew: the busiest subtask is " + Num(*f.busy_max / busy) +
-           "x as busy as the mean; set a Zipf exponent\n      # (0.5-1) to model the hot keys.\n";
+    if (f.busy_max && busy > 0 && HasHashInput(topology, v.id)) {
+      const double imbalance = *f.busy_max / busy;
+      if (const std::optional<double> skew =
+              FitKeySkew(v.max_parallelism, v.parallelism, static_cast<int>(index), imbalance)) {
+        Field(y, "keySkew", Num(*skew),
+              "fitted: busiest subtask " + FormatGeneral(imbalance, 3) + "x the mean at " +
+                  std::to_string(v.parallelism) + "; hot keys beyond are a guess");
+      }
     }
     if (auto it = checkpoints.vertex_state_bytes.find(v.id);
         it != checkpoints.vertex_state_bytes.end() && it->second > 0) {

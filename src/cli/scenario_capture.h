@@ -21,9 +21,13 @@
 //   workload                      constant at the arrival rate now: what the sources read plus
 //                                 the growth of their backlog between the first and last sample
 //
-// What Flink does not report is left at the model's default and said in a comment: key skew (the
-// busiest subtask's busy time against the mean is noted where it stands out) and the input's
-// history (replace the constant workload with a profile or a CSV of the real rate).
+//   keySkew (keyed vertices)      fitted: the Zipf exponent under which the simulated vertex, with
+//                                 the scenario's seed, is as uneven at its current parallelism as
+//                                 the busiest subtask's busy time against the mean says
+//
+// What Flink does not report is left to the user and said in a comment: how hot keys behave at
+// other parallelisms (the fit sees one), and the input's history (replace the constant workload
+// with a profile or a CSV of the real rate).
 //
 // Errors: no RUNNING job at the URL, several RUNNING jobs and none named (the message lists
 // them), the job not RUNNING or rescaled between samples, and the collector's REST errors, each
@@ -33,6 +37,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +66,13 @@ struct CapturedScenario {
 
 StatusOr<CapturedScenario> CaptureScenario(adapters::FlinkMetricsCollector& collector,
                                            const ScenarioCaptureOptions& options);
+
+// The key skew (sim/key_groups.h Zipf exponent, at most 3) under which vertex `vertex_index` of
+// the captured scenario, at `parallelism` of `max_parallelism` key groups, has its busiest subtask
+// `observed_imbalance` times the mean; nullopt when key-group rounding alone explains it (or
+// parallelism < 2).
+std::optional<double> FitKeySkew(int max_parallelism, int parallelism, int vertex_index,
+                                 double observed_imbalance);
 
 // A scenario-friendly id from a Flink vertex name: lower case letters, digits and single dashes,
 // at most 40 characters ("Source: bid -> Calc" -> "source-bid-calc"); "vertex" when nothing is

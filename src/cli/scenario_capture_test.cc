@@ -9,6 +9,8 @@
 #include "adapters/http/client.h"
 #include "sim/flink_cluster/cluster_test_util.h"
 #include "sim/flink_cluster/rest_server.h"
+#include "sim/key_groups.h"
+#include "sim/rng.h"
 #include "sim/policies/registry.h"
 #include "sim/scenario.h"
 #include "sim/simulator.h"
@@ -18,6 +20,13 @@ namespace {
 
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
+
+// The busiest of `p` subtasks against the mean under the simulator's key model.
+double Imbalance(double skew, uint64_t seed, int vertex_index, int p) {
+  const std::vector<double> shares = sim::SubtaskKeyShares(
+      sim::KeyGroupWeights(128, skew, sim::HashPair(seed, static_cast<uint64_t>(vertex_index))), p);
+  return *std::max_element(shares.begin(), shares.end()) * p;
+}
 
 // Source (8 partitions, 2000/s per subtask) -> hash -> a window (800/s per subtask, half the
 // records out, 1 GB of state) -> rebalance -> a sink (5000/s).
@@ -32,9 +41,9 @@ constexpr const char kJob[] =
 
 class ScenarioCaptureTest : public sim::flink::testing::FlinkClusterTest {
  protected:
-  void StartJob(const std::string& workload) {
+  void StartJob(const std::string& workload, const std::string& job = kJob) {
     sim::flink::FlinkConfig config = BaseConfig();
-    config.Set("trimtab.job", kJob);
+    config.Set("trimtab.job", job);
     config.Set("trimtab.workload", workload);
     auto cluster = Start(config);
     ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
@@ -144,6 +153,45 @@ TEST_F(ScenarioCaptureTest, ABackpressuredJobsArrivalRateCountsItsGrowingBacklog
   StatusOr<CapturedScenario> one = Capture(1);
   ASSERT_TRUE(one.ok()) << one.status().ToString();
   EXPECT_NEAR(Parse(one->yaml).workload.begin()->second->Rate(0), 1600, 50) << one->yaml;
+}
+
+TEST_F(ScenarioCaptureTest, FitsTheKeySkewItSees) {
+  // Hot keys (Zipf 0.8) on the window at parallelism 4. The cluster seeds its key groups its own
+  // way, the captured scenario with its seed: the fit must reproduce, under the scenario's seed,
+  // the unevenness the cluster's REST API shows.
+  std::string job = kJob;
+  const std::string from = "parallelism: 2, capacityPerSubtask: 800,";
+  job.replace(job.find(from), from.size(), "parallelism: 4, capacityPerSubtask: 800, keySkew: 0.8,");
+  StartJob("{type: constant, rate: 1000}", job);
+  Run(3min);
+  StatusOr<CapturedScenario> c = Capture(2);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  const sim::Scenario s = Parse(c->yaml);
+  ASSERT_EQ(s.job.vertices.size(), 3u);
+  const sim::VertexSpec& window = s.job.vertices[1];
+  ASSERT_EQ(window.parallelism, 4);
+  StatusOr<adapters::FlinkCollection> seen = collector_->Collect(
+      {server_->base_url(), c->job_id}, clock_.Now(), 10s);
+  ASSERT_TRUE(seen.ok()) << seen.status().ToString();
+  const core::VertexId window_id = seen->job.topology.vertices.at(1).id;
+  const core::flink::RawVertexMetrics& busy = seen->sample.vertices.at(window_id);
+  const double truth = *busy.busy_time_max / *busy.busy_time_avg;
+  ASSERT_GT(truth, 1.1) << "the test needs visible skew";
+  ASSERT_GT(window.key_skew, 0) << c->yaml;
+  EXPECT_NEAR(Imbalance(window.key_skew, s.seed, 1, 4), truth, 0.03 * truth) << c->yaml;
+  // Uniform keys get none (test 1's window), and neither do vertices without a keyed input.
+  EXPECT_EQ(s.job.vertices[0].key_skew, 0);
+  EXPECT_EQ(s.job.vertices[2].key_skew, 0);
+}
+
+TEST(FitKeySkew, NoneForRoundingOrOneSubtaskAndCappedAtThree) {
+  // 3 subtasks over 128 key groups own 43, 43 and 42: 1.008x from rounding alone.
+  EXPECT_EQ(FitKeySkew(128, 3, 1, 43.0 / (128.0 / 3)), std::nullopt);
+  EXPECT_EQ(FitKeySkew(128, 1, 1, 1.5), std::nullopt);
+  EXPECT_EQ(FitKeySkew(128, 4, 1, 3.99), 3.0);
+  const std::optional<double> s = FitKeySkew(128, 4, 1, 1.3);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_NEAR(Imbalance(*s, 1, 1, 4), 1.3, 0.01);
 }
 
 TEST_F(ScenarioCaptureTest, ErrorsSayWhatIsWrong) {
