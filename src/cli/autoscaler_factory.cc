@@ -8,7 +8,13 @@
 namespace trimtab::cli {
 
 StatusOr<op::AutoscalerFactory> MakeAutoscalerFactory(const std::string& chain_file,
-                                                      const std::string& plugins_dir) {
+                                                      const std::string& plugins_dir,
+                                                      const std::string& prometheus_url) {
+  if (!prometheus_url.empty() && prometheus_url.rfind("http://", 0) != 0 &&
+      prometheus_url.rfind("https://", 0) != 0) {
+    return InvalidArgumentError("--prometheus-url: must start with http:// or https://, got \"" +
+                                prometheus_url + "\"");
+  }
   Json chain;  // null = no plugins
   if (!chain_file.empty()) {
     TRIMTAB_ASSIGN_OR_RETURN(std::string text, ReadFile(chain_file));
@@ -23,14 +29,15 @@ StatusOr<op::AutoscalerFactory> MakeAutoscalerFactory(const std::string& chain_f
     chain["pluginDirectory"] = plugins_dir;
   }
   return op::AutoscalerFactory(
-      [chain](const op::AutoscalerFactoryContext& context)
+      [chain, prometheus_url](const op::AutoscalerFactoryContext& context)
           -> StatusOr<std::unique_ptr<op::JobAutoscaler>> {
         TRIMTAB_ASSIGN_OR_RETURN(
             std::unique_ptr<op::OperatorAutoscaler> autoscaler,
             op::OperatorAutoscaler::Create({.kube = context.client,
                                             .clock = context.clock,
                                             .executor_chain = chain,
-                                            .operator_instance = "trimtab-operator"}));
+                                            .operator_instance = "trimtab-operator",
+                                            .prometheus_url = prometheus_url}));
         return std::unique_ptr<op::JobAutoscaler>(std::move(autoscaler));
       });
 }

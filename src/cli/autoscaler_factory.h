@@ -15,7 +15,10 @@ namespace trimtab::cli {
 // the chain is empty and the autoscaler decides exactly as upstream plus trimtab's behavior rules.
 // Errors: the chain file cannot be read or parsed (naming the file and field). Plugin errors
 // (unknown type, bad config, refused library) surface when the operator builds the autoscaler.
+// `prometheus_url`: the Prometheus HTTP API custom metrics of source `prometheus` are queried
+// from ("" = none; such metrics then have no value, and the decision log says why).
 StatusOr<op::AutoscalerFactory> MakeAutoscalerFactory(const std::string& chain_file,
-                                                      const std::string& plugins_dir);
+                                                      const std::string& plugins_dir,
+                                                      const std::string& prometheus_url = "");
 
 }  // namespace trimtab::cli

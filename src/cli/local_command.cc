@@ -45,6 +45,7 @@ struct LocalFlags {
   bool no_operator = false;
   std::string executor_chain;
   std::string plugins_dir;
+  std::string prometheus_url;
   std::string operator_config;
   uint64_t seed = 1;
 };
@@ -82,7 +83,8 @@ StatusOr<std::unique_ptr<op::Operator>> StartOperator(const LocalFlags& flags,
                                                       const std::string& server_url, Clock* clock) {
   op::OperatorOptions options{.rest_config = {.server = server_url}, .clock = clock};
   TRIMTAB_ASSIGN_OR_RETURN(options.autoscaler_factory,
-                           MakeAutoscalerFactory(flags.executor_chain, flags.plugins_dir));
+                           MakeAutoscalerFactory(flags.executor_chain, flags.plugins_dir,
+                                                 flags.prometheus_url));
   options.plugins_dir = flags.plugins_dir;
   if (!flags.operator_config.empty()) {
     TRIMTAB_ASSIGN_OR_RETURN(std::string text, ReadFile(flags.operator_config));
@@ -352,6 +354,9 @@ void RegisterLocalCommand(CLI::App& app, int* exit_code) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--plugins-dir", flags->plugins_dir,
                   "directory of shared-library executor plugins");
+  cmd->add_option("--prometheus-url", flags->prometheus_url,
+                  "Prometheus HTTP API (http://prometheus:9090) for the custom metrics plugins "
+                  "declare with source prometheus (docs/plugins.md); default: none");
   cmd->add_option("--operator-config", flags->operator_config,
                   "operator default configuration (kubernetes.operator.* and Flink defaults)")
       ->check(CLI::ExistingFile);

@@ -25,6 +25,7 @@ struct OperatorFlags {
   std::string context;
   std::vector<std::string> namespaces;
   std::string plugins_dir;
+  std::string prometheus_url;
   std::string executor_chain;
   std::string config_file;
   std::string leader_elect = "auto";  // auto: on when --replicas > 1
@@ -73,7 +74,8 @@ StatusOr<op::OperatorOptions> BuildOptions(const OperatorFlags& flags) {
     o.default_configuration[key] = flags.reconcile_interval;
   }
   TRIMTAB_ASSIGN_OR_RETURN(o.autoscaler_factory,
-                           MakeAutoscalerFactory(flags.executor_chain, flags.plugins_dir));
+                           MakeAutoscalerFactory(flags.executor_chain, flags.plugins_dir,
+                                                 flags.prometheus_url));
   return o;
 }
 
@@ -141,6 +143,9 @@ void RegisterOperatorCommand(CLI::App& app, int* exit_code) {
                   "namespace to watch; repeat for several (default: all namespaces)");
   cmd->add_option("--plugins-dir", flags->plugins_dir,
                   "directory of shared-library executor plugins for the autoscaler chain");
+  cmd->add_option("--prometheus-url", flags->prometheus_url,
+                  "Prometheus HTTP API (http://prometheus:9090) for the custom metrics plugins "
+                  "declare with source prometheus (docs/plugins.md); default: none");
   cmd->add_option("--executor-chain", flags->executor_chain,
                   "the autoscaler's executor plugin chain, JSON or YAML as in docs/plugins.md\n"
                   "(plugins with type, priority and config; libraries; pluginDirectory).\n"

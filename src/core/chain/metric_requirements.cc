@@ -1,6 +1,8 @@
 #include "core/chain/metric_requirements.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 namespace trimtab::core {
 
@@ -108,6 +110,35 @@ const DeclaredMetric* MetricRequirementRegistry::Find(std::string_view name) con
     if (m.requirement.name == name) return &m;
   }
   return nullptr;
+}
+
+namespace {
+
+// One of `names(value)` for the enum values [0, count), into *out (unchanged when absent).
+template <typename E, typename NameFn>
+Status ReadEnum(JsonReader& r, std::string_view field, int count, NameFn names, E* out) {
+  std::vector<std::string_view> allowed;
+  for (int i = 0; i < count; ++i) allowed.push_back(names(static_cast<E>(i)));
+  std::string text(names(*out));
+  TRIMTAB_RETURN_IF_ERROR(r.OptionalEnum(field, allowed, &text));
+  for (int i = 0; i < count; ++i) {
+    if (allowed[static_cast<size_t>(i)] == text) *out = static_cast<E>(i);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ReadMetricRequirement(JsonReader& r, MetricRequirement* m) {
+  TRIMTAB_RETURN_IF_ERROR(r.ExpectObject());
+  TRIMTAB_RETURN_IF_ERROR(r.RequiredString("name", &m->name));
+  if (!r.Has("scope")) {
+    return InvalidArgumentError(r.FieldPath("scope") + ": required field is missing");
+  }
+  TRIMTAB_RETURN_IF_ERROR(ReadEnum(r, "scope", 3, MetricScopeName, &m->scope));
+  TRIMTAB_RETURN_IF_ERROR(ReadEnum(r, "source", 3, MetricSourceKindName, &m->source));
+  TRIMTAB_RETURN_IF_ERROR(r.RequiredString("query", &m->query));
+  return ReadEnum(r, "aggregation", 4, MetricAggregationName, &m->aggregation);
 }
 
 }  // namespace trimtab::core

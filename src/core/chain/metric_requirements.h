@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/json.h"
 #include "common/status.h"
 
 namespace trimtab::core {
@@ -57,6 +58,11 @@ struct MetricRequirement {
   // Same name and same definition.
   friend bool operator==(const MetricRequirement&, const MetricRequirement&) = default;
 };
+
+// Reads the fields of a requirement from an object (`name`, `scope` required; `source` flink,
+// `query` required; `aggregation` avg by default), as docs/eval-flink.md "Custom metrics" writes
+// them; errors name the field. Leaves other fields to the caller (NoUnknownFields).
+Status ReadMetricRequirement(JsonReader& r, MetricRequirement* m);
 
 struct DeclaredMetric {
   MetricRequirement requirement;

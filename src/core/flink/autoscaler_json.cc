@@ -270,32 +270,10 @@ Json RawSampleToJson(const RawSample& s) {
   return out;
 }
 
-// Parses one of `names(value)` for the enum values [0, count) back into the enum.
-template <typename E, typename NameFn>
-Status EnumFromJson(JsonReader& r, std::string_view field, int count, NameFn names, E* out) {
-  std::vector<std::string_view> allowed;
-  for (int i = 0; i < count; ++i) allowed.push_back(names(static_cast<E>(i)));
-  std::string text(names(*out));
-  TRIMTAB_RETURN_IF_ERROR(r.OptionalEnum(field, allowed, &text));
-  for (int i = 0; i < count; ++i) {
-    if (allowed[static_cast<size_t>(i)] == text) *out = static_cast<E>(i);
-  }
-  return Status::Ok();
-}
-
 StatusOr<DeclaredMetric> DeclaredMetricFromJson(const Json& j, const std::string& path) {
   JsonReader r(j, path);
-  TRIMTAB_RETURN_IF_ERROR(r.ExpectObject());
   DeclaredMetric d;
-  MetricRequirement& m = d.requirement;
-  TRIMTAB_RETURN_IF_ERROR(r.RequiredString("name", &m.name));
-  if (!r.Has("scope")) {
-    return InvalidArgumentError(r.FieldPath("scope") + ": required field is missing");
-  }
-  TRIMTAB_RETURN_IF_ERROR(EnumFromJson(r, "scope", 3, MetricScopeName, &m.scope));
-  TRIMTAB_RETURN_IF_ERROR(EnumFromJson(r, "source", 3, MetricSourceKindName, &m.source));
-  TRIMTAB_RETURN_IF_ERROR(r.RequiredString("query", &m.query));
-  TRIMTAB_RETURN_IF_ERROR(EnumFromJson(r, "aggregation", 4, MetricAggregationName, &m.aggregation));
+  TRIMTAB_RETURN_IF_ERROR(ReadMetricRequirement(r, &d.requirement));
   if (const Json* c = r.Get("consumers")) {
     const std::string cpath = r.FieldPath("consumers");
     TRIMTAB_RETURN_IF_ERROR(Expect(c->is_array(), cpath, "an array of strings"));

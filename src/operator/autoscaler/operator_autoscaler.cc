@@ -10,6 +10,7 @@
 #include "core/flink/config_values.h"
 #include "core/flink/custom_metrics.h"
 #include "core/flink/cycle_with_chain.h"
+#include "adapters/metrics/prometheus_source.h"
 #include "operator/autoscaler/state_documents.h"
 #include "plugins/builtin/builtin_plugins.h"
 #include "plugins/loader/chain_builder.h"
@@ -156,6 +157,7 @@ StatusOr<std::unique_ptr<OperatorAutoscaler>> OperatorAutoscaler::Create(
     a->owned_http_ = std::move(owned).value();
     http = a->owned_http_.get();
   }
+  a->http_ = http;
   TRIMTAB_ASSIGN_OR_RETURN(a->collector_, adapters::FlinkMetricsCollector::Create({.http = http}));
 
   core::ExecutorPluginRegistry builtin;
@@ -352,10 +354,17 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::Scale(const AutoscalerJobContext
   if (col.job.state != "RUNNING") return skip(not_running(col.job.state + " on the REST API"));
   std::vector<core::VertexId> vertex_ids;
   for (const core::VertexInfo& v : col.job.topology.vertices) vertex_ids.push_back(v.id);
-  std::unique_ptr<flink::MetricSource> custom = collector_->MetricSourceFor(ref, timeout);
+  // Custom metrics, each from the source its declaration names.
+  std::unique_ptr<flink::MetricSource> rest = collector_->MetricSourceFor(ref, timeout);
+  std::optional<adapters::PrometheusMetricSource> prometheus;
+  if (!options_.prometheus_url.empty()) {
+    prometheus.emplace(adapters::PrometheusSourceOptions{
+        .http = http_, .url = options_.prometheus_url, .timeout = timeout, .flink_job_id = ref.job_id});
+  }
+  adapters::RoutingMetricSource custom(rest.get(), prometheus ? &*prometheus : nullptr, nullptr);
   TRIMTAB_RETURN_IF_ERROR(flink::CollectCustomMetrics(
       metrics_.Metrics(),
-      {.job_key = job_key, .namespace_name = c.namespace_name, .vertices = vertex_ids}, *custom,
+      {.job_key = job_key, .namespace_name = c.namespace_name, .vertices = vertex_ids}, custom,
       &col.sample));
 
   // 6. Decide (window, evaluation, parallelism, behavior, executor chain, commit).

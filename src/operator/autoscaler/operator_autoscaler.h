@@ -89,6 +89,9 @@ struct OperatorAutoscalerOptions {
   size_t max_state_chars = adapters::kDefaultMaxStateChars;
   // reportingInstance of the Events (the operator pod's name).
   std::string operator_instance;
+  // Prometheus HTTP API for custom metrics of source `prometheus` ("http://prometheus:9090");
+  // "" = none, and such metrics have no value (the decision log says why).
+  std::string prometheus_url;
 };
 
 // Upstream's AutoScaler metric group counters for one resource (notes §C.14).
@@ -131,6 +134,7 @@ class OperatorAutoscaler final : public JobAutoscaler {
   OperatorAutoscalerOptions options_;
   // Owned defaults (null when replaced through the options).
   std::unique_ptr<http::HttpClient> owned_http_;
+  const http::HttpClient* http_ = nullptr;  // Flink REST and Prometheus
   std::unique_ptr<adapters::ConfigMapStateStore> owned_store_;
   std::unique_ptr<kube::EventRecorder> recorder_;
   std::unique_ptr<KubeAutoscalerEventHandler> owned_events_;

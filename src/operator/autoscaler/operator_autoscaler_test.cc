@@ -86,12 +86,13 @@ class OperatorAutoscalerTest : public ::testing::Test {
 
   void TearDown() override { flink_->Release(); }
 
-  void Start(Json chain = Json()) {
+  void Start(Json chain = Json(), std::string prometheus_url = "") {
     autoscaler_.reset();
     auto a = OperatorAutoscaler::Create({.kube = kube_.get(),
                                          .clock = &clock_,
                                          .executor_chain = std::move(chain),
-                                         .operator_instance = "trimtab-operator-0"});
+                                         .operator_instance = "trimtab-operator-0",
+                                         .prometheus_url = std::move(prometheus_url)});
     ASSERT_TRUE(a.ok()) << a.status().ToString();
     autoscaler_ = std::move(a).value();
   }
@@ -366,6 +367,57 @@ TEST_F(OperatorAutoscalerTest, BuiltInPluginVetoReadsACustomMetricOverRest) {
   for (int m = 5; m <= 10 && !out.scaled; ++m) out = ScaleAt(minutes(m));
   EXPECT_TRUE(out.scaled);
   EXPECT_EQ(out.parallelism_overrides.at(kSrc), 4);
+}
+
+TEST_F(OperatorAutoscalerTest, AWebhookReadsThePrometheusMetricItDeclared) {
+  // The consumer lag of the job's consumer group, from Prometheus, in every request to the
+  // webhook; it vetoes while the lag is small.
+  std::mutex mu;
+  std::vector<std::string> queries;
+  auto prometheus = http::HttpServer::Create({.port = 0}, [&](const http::HttpRequest& req) {
+    std::lock_guard<std::mutex> lock(mu);
+    queries.push_back(req.Query("query") ? *req.Query("query") : "");
+    return http::HttpResponse::Json(
+        200, R"({"status":"success","data":{"resultType":"vector","result":[
+                {"metric":{"partition":"0"},"value":[1700000000,"1000"]},
+                {"metric":{"partition":"1"},"value":[1700000000,"234"]}]}})");
+  });
+  ASSERT_TRUE(prometheus.ok());
+  std::vector<Json> seen;
+  auto hook = http::HttpServer::Create({.port = 0}, [&](const http::HttpRequest& req) {
+    std::lock_guard<std::mutex> lock(mu);
+    seen.push_back(Json::parse(req.body, nullptr, false));
+    return http::HttpResponse::Json(200, Json{{"verdict", "veto"}, {"reason", "lag is small"}}.dump());
+  });
+  ASSERT_TRUE(hook.ok());
+  const Json chain = {{"plugins",
+                       {{{"type", "webhook"},
+                         {"config",
+                          {{"url", (*hook)->base_url() + "/scale"},
+                           {"metrics",
+                            {{{"name", "KAFKA_LAG"},
+                              {"scope", "job"},
+                              {"source", "prometheus"},
+                              {"query", R"(sum(kafka_consumergroup_lag{consumergroup="{{name}}"}))"},
+                              {"aggregation", "sum"}}}}}}}}}};
+  Start(chain, (*prometheus)->base_url());
+  for (int m = 1; m <= 3; ++m) ScaleAt(minutes(m));
+  AutoscalerOutcome out = ScaleAt(minutes(4));
+  EXPECT_FALSE(out.scaled);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    ASSERT_EQ(queries.size(), 4u);  // once a cycle
+    EXPECT_EQ(queries[0], R"(sum(kafka_consumergroup_lag{consumergroup="orders"}))");
+    ASSERT_EQ(seen.size(), 1u);
+    EXPECT_EQ(seen[0]["context"]["metrics"]["global"]["KAFKA_LAG"]["current"], 1234);
+  }
+
+  // Without a Prometheus the metric has no value, and the decision log says how to get one.
+  Start(chain);
+  out = ScaleAt(minutes(5));
+  EXPECT_THAT(out.decision_log["stages"]["collect"].dump(), HasSubstr("--prometheus-url"));
+  (*hook)->Stop();
+  (*prometheus)->Stop();
 }
 
 TEST_F(OperatorAutoscalerTest, RestErrorsNeverScale) {

@@ -27,6 +27,20 @@ StatusOr<WebhookOptions> ParseWebhookOptions(const Json& config, const std::stri
       o.headers.emplace_back(name, value.get<std::string>());
     }
   }
+  if (const Json* metrics = r.Get("metrics")) {
+    const std::string mpath = r.FieldPath("metrics");
+    if (!metrics->is_array()) return InvalidArgumentError(mpath + ": must be a list");
+    for (size_t i = 0; i < metrics->size(); ++i) {
+      JsonReader m((*metrics)[i], JoinPath(mpath, i));
+      core::MetricRequirement requirement;
+      TRIMTAB_RETURN_IF_ERROR(core::ReadMetricRequirement(m, &requirement));
+      TRIMTAB_RETURN_IF_ERROR(m.NoUnknownFields());
+      if (Status s = requirement.Validate(); !s.ok()) {
+        return InvalidArgumentError(JoinPath(mpath, i) + ": " + s.message());
+      }
+      o.metrics.push_back(std::move(requirement));
+    }
+  }
   TRIMTAB_RETURN_IF_ERROR(r.NoUnknownFields());
   if (o.url.rfind("http://", 0) != 0 && o.url.rfind("https://", 0) != 0) {
     return InvalidArgumentError(r.FieldPath("url") + ": must start with http:// or https://");

@@ -12,7 +12,12 @@
 //          "headers": {"X-Team": "data"},           // optional extra request headers
 //          "bearerToken": "...",                    // optional Authorization: Bearer
 //          "caFile": "/etc/ssl/policy-ca.pem",      // optional trust anchor for https
-//          "failurePolicy": "Fail"}
+//          "failurePolicy": "Fail",
+//          "metrics": [{"name": "KAFKA_LAG", "scope": "job", "source": "prometheus",
+//                       "query": "sum(kafka_consumergroup_lag{consumergroup=\"{{name}}\"})"}]}
+//
+// `metrics` declares the extra metrics the endpoint reads (RequiredMetrics, docs/plugins.md): the
+// collector fetches them every cycle and the request carries their values.
 //
 // Thread-safety: Execute may run concurrently (the HTTP client is thread-safe).
 #pragma once
@@ -40,6 +45,7 @@ struct WebhookOptions {
   std::string bearer_token;                    // optional
   std::string ca_file;                         // optional
   bool ignore_failures = false;                // failurePolicy Ignore
+  std::vector<core::MetricRequirement> metrics;  // declared for the collector
 };
 
 class WebhookPlugin final : public core::ExecutorPlugin {
@@ -51,6 +57,7 @@ class WebhookPlugin final : public core::ExecutorPlugin {
   StatusOr<core::ExecutorResult> Execute(const core::ExecutorContext& context,
                                          const core::ScalingSummaries& summaries,
                                          core::CycleState& cycle, Json& plugin_state) override;
+  std::vector<core::MetricRequirement> RequiredMetrics() const override { return options_.metrics; }
 
  private:
   WebhookPlugin(core::PluginIdentity identity, WebhookOptions options,

@@ -1,0 +1,211 @@
+#include "adapters/metrics/prometheus_source.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+namespace trimtab::adapters {
+
+namespace {
+
+using core::MetricAggregation;
+using core::MetricRequirement;
+using core::VertexId;
+using core::flink::MetricFetchJob;
+
+// The vertex id label of Flink's Prometheus reporter.
+constexpr const char kVertexLabel[] = "task_id";
+
+std::string Describe(const MetricRequirement& m) {
+  return "metric " + m.name + " (prometheus " + m.query + ")";
+}
+
+// A sample value as the API writes it: a string ("12.5", "NaN", "+Inf", "-Inf").
+std::optional<double> ParseValue(const Json& pair) {
+  if (!pair.is_array() || pair.size() != 2 || !pair[1].is_string()) return std::nullopt;
+  const std::string text = pair[1].get<std::string>();
+  if (text == "NaN") return std::numeric_limits<double>::quiet_NaN();
+  if (text == "+Inf" || text == "Inf") return std::numeric_limits<double>::infinity();
+  if (text == "-Inf") return -std::numeric_limits<double>::infinity();
+  try {
+    size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used == text.size()) return v;
+  } catch (...) {
+  }
+  return std::nullopt;
+}
+
+double Combine(const std::vector<double>& values, MetricAggregation a) {
+  switch (a) {
+    case MetricAggregation::kMax:
+      return *std::max_element(values.begin(), values.end());
+    case MetricAggregation::kMin:
+      return *std::min_element(values.begin(), values.end());
+    case MetricAggregation::kSum: {
+      double sum = 0;
+      for (double v : values) sum += v;
+      return sum;
+    }
+    case MetricAggregation::kAvg:
+      break;
+  }
+  double sum = 0;
+  for (double v : values) sum += v;
+  return sum / static_cast<double>(values.size());
+}
+
+void ReplaceAll(std::string& text, std::string_view from, std::string_view to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+}
+
+}  // namespace
+
+PrometheusMetricSource::PrometheusMetricSource(PrometheusSourceOptions options)
+    : options_(std::move(options)) {
+  while (!options_.url.empty() && options_.url.back() == '/') options_.url.pop_back();
+}
+
+std::string PrometheusMetricSource::ExpandQuery(const MetricFetchJob& job,
+                                                const std::string& query) const {
+  const size_t slash = job.job_key.find('/');
+  const std::string name = slash == std::string::npos ? job.job_key : job.job_key.substr(slash + 1);
+  std::string out = query;
+  ReplaceAll(out, "{{namespace}}", job.namespace_name);
+  ReplaceAll(out, "{{name}}", name);
+  ReplaceAll(out, "{{jobId}}", options_.flink_job_id);
+  return out;
+}
+
+StatusOr<std::vector<PrometheusMetricSource::Series>> PrometheusMetricSource::Query(
+    const MetricFetchJob& job, const MetricRequirement& m) const {
+  if (!options_.http) return InternalError("prometheus source: no HTTP client");
+  http::ClientRequest request;
+  request.url = options_.url + "/api/v1/query?query=" + http::UrlEncode(ExpandQuery(job, m.query));
+  request.timeout = options_.timeout;
+  StatusOr<http::ClientResponse> response = options_.http->Do(request);
+  if (!response.ok()) {
+    return Status(response.status().code(),
+                  Describe(m) + ": " + std::string(response.status().message()));
+  }
+  const Json body = Json::parse(response->body, nullptr, false);
+  if (body.is_discarded() || !body.is_object()) {
+    return UnavailableError(Describe(m) + ": HTTP " + std::to_string(response->status) +
+                            ", not a Prometheus API answer");
+  }
+  if (body.value("status", "") != "success") {
+    return (response->status >= 500 ? UnavailableError : FailedPreconditionError)(
+        Describe(m) + ": Prometheus says " + body.value("errorType", "error") + ": " +
+        body.value("error", "(no message)"));
+  }
+  const Json data = body.value("data", Json::object());
+  const std::string type = data.value("resultType", "");
+  const Json result = data.value("result", Json());
+  std::vector<Series> out;
+  if (type == "scalar") {
+    std::optional<double> v = ParseValue(result);
+    if (!v) return FailedPreconditionError(Describe(m) + ": a scalar without a number");
+    out.push_back({{}, *v});
+    return out;
+  }
+  if (type != "vector" || !result.is_array()) {
+    return FailedPreconditionError(Describe(m) + ": answers a " +
+                                   (type.empty() ? std::string("result") : type) +
+                                   ", not an instant vector or a scalar");
+  }
+  for (const Json& series : result) {
+    std::optional<double> v = ParseValue(series.value("value", Json()));
+    if (!v) return FailedPreconditionError(Describe(m) + ": a series without a number");
+    Series s;
+    s.value = *v;
+    const Json labels = series.value("metric", Json::object());
+    if (labels.is_object()) {
+      for (auto it = labels.begin(); it != labels.end(); ++it) {
+        if (it.value().is_string()) s.labels[it.key()] = it.value().get<std::string>();
+      }
+    }
+    out.push_back(std::move(s));
+  }
+  if (out.empty()) return NotFoundError(Describe(m) + ": no series");
+  return out;
+}
+
+StatusOr<double> PrometheusMetricSource::FetchJobMetric(const MetricFetchJob& job,
+                                                        const MetricRequirement& m) {
+  TRIMTAB_ASSIGN_OR_RETURN(std::vector<Series> series, Query(job, m));
+  std::vector<double> values;
+  for (const Series& s : series) values.push_back(s.value);
+  return Combine(values, m.aggregation);
+}
+
+StatusOr<double> PrometheusMetricSource::FetchTaskManagerMetric(const MetricFetchJob& job,
+                                                                const MetricRequirement& m) {
+  return FetchJobMetric(job, m);
+}
+
+StatusOr<std::map<VertexId, double>> PrometheusMetricSource::FetchVertexMetric(
+    const MetricFetchJob& job, const MetricRequirement& m) {
+  TRIMTAB_ASSIGN_OR_RETURN(std::vector<Series> series, Query(job, m));
+  std::map<VertexId, std::vector<double>> by_vertex;
+  bool labelled = false;
+  for (const Series& s : series) {
+    auto it = s.labels.find(kVertexLabel);
+    if (it == s.labels.end()) continue;
+    labelled = true;
+    by_vertex[it->second].push_back(s.value);
+  }
+  if (!labelled) {
+    return FailedPreconditionError(Describe(m) + ": no series has a " + kVertexLabel +
+                                   " label (the vertex id, as Flink's Prometheus reporter "
+                                   "labels task metrics)");
+  }
+  std::map<VertexId, double> out;
+  for (const VertexId& v : job.vertices) {
+    if (auto it = by_vertex.find(v); it != by_vertex.end()) out[v] = Combine(it->second, m.aggregation);
+  }
+  return out;
+}
+
+StatusOr<core::flink::MetricSource*> RoutingMetricSource::For(const MetricRequirement& m) const {
+  switch (m.source) {
+    case core::MetricSourceKind::kFlinkRest:
+      if (flink_) return flink_;
+      return FailedPreconditionError("metric " + m.name + ": no Flink REST source");
+    case core::MetricSourceKind::kPrometheus:
+      if (prometheus_) return prometheus_;
+      return FailedPreconditionError("metric " + m.name +
+                                     ": source prometheus, but no Prometheus is configured "
+                                     "(--prometheus-url)");
+    case core::MetricSourceKind::kExternalMetrics:
+      if (external_) return external_;
+      return FailedPreconditionError("metric " + m.name +
+                                     ": source external (external.metrics.k8s.io) is not "
+                                     "fetched by this collector yet");
+  }
+  return InternalError("metric " + m.name + ": unknown source");
+}
+
+StatusOr<double> RoutingMetricSource::FetchTaskManagerMetric(const MetricFetchJob& job,
+                                                             const MetricRequirement& m) {
+  TRIMTAB_ASSIGN_OR_RETURN(core::flink::MetricSource * source, For(m));
+  return source->FetchTaskManagerMetric(job, m);
+}
+
+StatusOr<std::map<VertexId, double>> RoutingMetricSource::FetchVertexMetric(
+    const MetricFetchJob& job, const MetricRequirement& m) {
+  TRIMTAB_ASSIGN_OR_RETURN(core::flink::MetricSource * source, For(m));
+  return source->FetchVertexMetric(job, m);
+}
+
+StatusOr<double> RoutingMetricSource::FetchJobMetric(const MetricFetchJob& job,
+                                                     const MetricRequirement& m) {
+  TRIMTAB_ASSIGN_OR_RETURN(core::flink::MetricSource * source, For(m));
+  return source->FetchJobMetric(job, m);
+}
+
+}  // namespace trimtab::adapters

@@ -1,0 +1,89 @@
+// PrometheusMetricSource: custom metrics of source `prometheus` (core/chain/metric_requirements.h)
+// fetched with the Prometheus HTTP API's instant query, GET <url>/api/v1/query?query=<PromQL>.
+//
+// The query may name the job it is asked for: {{namespace}}, {{name}} (the FlinkDeployment or
+// FlinkSessionJob) and {{jobId}} (the Flink job id) are replaced before it is sent, e.g.
+//   sum(kafka_consumergroup_lag{consumergroup="{{name}}"})
+//   avg by (task_id) (flink_taskmanager_job_task_busyTimeMsPerSecond{job_id="{{jobId}}"})
+//
+// What the answer must hold, by scope (values combined with the metric's aggregation):
+//   job          a scalar, or the series of an instant vector, combined into one value
+//   taskmanager  one series per TaskManager, combined
+//   vertex       series labelled with the vertex id as `task_id` (the label Flink's Prometheus
+//                reporter gives a task's metrics), combined per vertex; vertices without a series
+//                have no value
+// An empty answer, an answer of another type, a value that is not a number ("NaN" and "+Inf"
+// parse, and the collector then reports them as not finite), an error status from Prometheus
+// (its errorType and error are quoted) or an HTTP failure is an error naming the metric and the
+// query.
+//
+// Thread-safety: safe for concurrent use (the HTTP client is).
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "adapters/http/client.h"
+#include "common/clock.h"
+#include "core/flink/custom_metrics.h"
+
+namespace trimtab::adapters {
+
+struct PrometheusSourceOptions {
+  const http::HttpClient* http = nullptr;  // required; shared
+  std::string url;                         // "http://prometheus:9090" (a trailing slash is ignored)
+  Millis timeout{10000};                   // per query
+  std::string flink_job_id;                // for {{jobId}}
+};
+
+class PrometheusMetricSource final : public core::flink::MetricSource {
+ public:
+  explicit PrometheusMetricSource(PrometheusSourceOptions options);
+
+  StatusOr<double> FetchTaskManagerMetric(const core::flink::MetricFetchJob& job,
+                                          const core::MetricRequirement& metric) override;
+  StatusOr<std::map<core::VertexId, double>> FetchVertexMetric(
+      const core::flink::MetricFetchJob& job, const core::MetricRequirement& metric) override;
+  StatusOr<double> FetchJobMetric(const core::flink::MetricFetchJob& job,
+                                  const core::MetricRequirement& metric) override;
+
+  // The query with {{namespace}}, {{name}} and {{jobId}} replaced (exposed for tests).
+  std::string ExpandQuery(const core::flink::MetricFetchJob& job, const std::string& query) const;
+
+ private:
+  struct Series {
+    std::map<std::string, std::string> labels;
+    double value = 0;
+  };
+  // The instant query's series (a scalar is one series without labels).
+  StatusOr<std::vector<Series>> Query(const core::flink::MetricFetchJob& job,
+                                      const core::MetricRequirement& metric) const;
+
+  PrometheusSourceOptions options_;
+};
+
+// Routes each metric to the source of its kind: Flink REST, Prometheus (when a URL was given) or
+// external.metrics.k8s.io. A kind without a source is an error that says how to provide one.
+class RoutingMetricSource final : public core::flink::MetricSource {
+ public:
+  // Any source may be null; none is owned.
+  RoutingMetricSource(core::flink::MetricSource* flink, core::flink::MetricSource* prometheus,
+                      core::flink::MetricSource* external)
+      : flink_(flink), prometheus_(prometheus), external_(external) {}
+
+  StatusOr<double> FetchTaskManagerMetric(const core::flink::MetricFetchJob& job,
+                                          const core::MetricRequirement& metric) override;
+  StatusOr<std::map<core::VertexId, double>> FetchVertexMetric(
+      const core::flink::MetricFetchJob& job, const core::MetricRequirement& metric) override;
+  StatusOr<double> FetchJobMetric(const core::flink::MetricFetchJob& job,
+                                  const core::MetricRequirement& metric) override;
+
+ private:
+  StatusOr<core::flink::MetricSource*> For(const core::MetricRequirement& metric) const;
+
+  core::flink::MetricSource* flink_;
+  core::flink::MetricSource* prometheus_;
+  core::flink::MetricSource* external_;
+};
+
+}  // namespace trimtab::adapters
