@@ -10,7 +10,7 @@
 #include "core/flink/config_values.h"
 #include "core/flink/custom_metrics.h"
 #include "core/flink/cycle_with_chain.h"
-#include "adapters/metrics/prometheus_source.h"
+#include "adapters/metrics/metric_sources.h"
 #include "operator/autoscaler/state_documents.h"
 #include "plugins/builtin/builtin_plugins.h"
 #include "plugins/loader/chain_builder.h"
@@ -361,7 +361,10 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::Scale(const AutoscalerJobContext
     prometheus.emplace(adapters::PrometheusSourceOptions{
         .http = http_, .url = options_.prometheus_url, .timeout = timeout, .flink_job_id = ref.job_id});
   }
-  adapters::RoutingMetricSource custom(rest.get(), prometheus ? &*prometheus : nullptr, nullptr);
+  std::optional<adapters::ExternalMetricSource> external;
+  if (options_.kube) external.emplace(options_.kube, ref.job_id, timeout);
+  adapters::RoutingMetricSource custom(rest.get(), prometheus ? &*prometheus : nullptr,
+                                       external ? &*external : nullptr);
   TRIMTAB_RETURN_IF_ERROR(flink::CollectCustomMetrics(
       metrics_.Metrics(),
       {.job_key = job_key, .namespace_name = c.namespace_name, .vertices = vertex_ids}, custom,

@@ -1,4 +1,4 @@
-#include "adapters/metrics/prometheus_source.h"
+#include "adapters/metrics/metric_sources.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,6 +6,8 @@
 #include <optional>
 
 #include <nlohmann/json.hpp>
+
+#include "common/quantity.h"
 
 namespace trimtab::adapters {
 
@@ -64,6 +66,44 @@ void ReplaceAll(std::string& text, std::string_view from, std::string_view to) {
   }
 }
 
+// `query` with {{namespace}}, {{name}} and {{jobId}} replaced.
+std::string Expand(const MetricFetchJob& job, const std::string& query, const std::string& job_id) {
+  const size_t slash = job.job_key.find('/');
+  const std::string name = slash == std::string::npos ? job.job_key : job.job_key.substr(slash + 1);
+  std::string out = query;
+  ReplaceAll(out, "{{namespace}}", job.namespace_name);
+  ReplaceAll(out, "{{name}}", name);
+  ReplaceAll(out, "{{jobId}}", job_id);
+  return out;
+}
+
+// Per vertex of `job`, the values labelled with its id as `task_id`, combined; an error when no
+// value has the label.
+template <typename LabelledValues>
+StatusOr<std::map<VertexId, double>> ByVertex(const LabelledValues& values,
+                                              const MetricFetchJob& job,
+                                              const MetricRequirement& m,
+                                              const std::string& what) {
+  std::map<VertexId, std::vector<double>> by_vertex;
+  bool labelled = false;
+  for (const auto& [labels, value] : values) {
+    auto it = labels.find(kVertexLabel);
+    if (it == labels.end()) continue;
+    labelled = true;
+    by_vertex[it->second].push_back(value);
+  }
+  if (!labelled) {
+    return FailedPreconditionError(what + ": no series has a " + kVertexLabel +
+                                   " label (the vertex id, as Flink's Prometheus reporter "
+                                   "labels task metrics)");
+  }
+  std::map<VertexId, double> out;
+  for (const VertexId& v : job.vertices) {
+    if (auto it = by_vertex.find(v); it != by_vertex.end()) out[v] = Combine(it->second, m.aggregation);
+  }
+  return out;
+}
+
 }  // namespace
 
 PrometheusMetricSource::PrometheusMetricSource(PrometheusSourceOptions options)
@@ -73,13 +113,7 @@ PrometheusMetricSource::PrometheusMetricSource(PrometheusSourceOptions options)
 
 std::string PrometheusMetricSource::ExpandQuery(const MetricFetchJob& job,
                                                 const std::string& query) const {
-  const size_t slash = job.job_key.find('/');
-  const std::string name = slash == std::string::npos ? job.job_key : job.job_key.substr(slash + 1);
-  std::string out = query;
-  ReplaceAll(out, "{{namespace}}", job.namespace_name);
-  ReplaceAll(out, "{{name}}", name);
-  ReplaceAll(out, "{{jobId}}", options_.flink_job_id);
-  return out;
+  return Expand(job, query, options_.flink_job_id);
 }
 
 StatusOr<std::vector<PrometheusMetricSource::Series>> PrometheusMetricSource::Query(
@@ -151,24 +185,77 @@ StatusOr<double> PrometheusMetricSource::FetchTaskManagerMetric(const MetricFetc
 StatusOr<std::map<VertexId, double>> PrometheusMetricSource::FetchVertexMetric(
     const MetricFetchJob& job, const MetricRequirement& m) {
   TRIMTAB_ASSIGN_OR_RETURN(std::vector<Series> series, Query(job, m));
-  std::map<VertexId, std::vector<double>> by_vertex;
-  bool labelled = false;
-  for (const Series& s : series) {
-    auto it = s.labels.find(kVertexLabel);
-    if (it == s.labels.end()) continue;
-    labelled = true;
-    by_vertex[it->second].push_back(s.value);
+  std::vector<std::pair<std::map<std::string, std::string>, double>> values;
+  for (Series& s : series) values.emplace_back(std::move(s.labels), s.value);
+  return ByVertex(values, job, m, Describe(m));
+}
+
+StatusOr<std::vector<std::pair<std::map<std::string, std::string>, double>>>
+ExternalMetricSource::Items(const MetricFetchJob& job, const MetricRequirement& m) const {
+  const std::string what = "metric " + m.name + " (external " + m.query + ")";
+  if (!kube_) return InternalError(what + ": no Kubernetes client");
+  const std::string query = Expand(job, m.query, flink_job_id_);
+  std::string metric = query, selector;
+  if (const size_t brace = query.find('{'); brace != std::string::npos) {
+    if (query.back() != '}') return InvalidArgumentError(what + ": expected name{selector}");
+    metric = query.substr(0, brace);
+    selector = query.substr(brace + 1, query.size() - brace - 2);
   }
-  if (!labelled) {
-    return FailedPreconditionError(Describe(m) + ": no series has a " + kVertexLabel +
-                                   " label (the vertex id, as Flink's Prometheus reporter "
-                                   "labels task metrics)");
+  std::string path = "/apis/external.metrics.k8s.io/v1beta1/namespaces/" +
+                     http::UrlEncode(job.namespace_name.empty() ? "default" : job.namespace_name) +
+                     "/" + http::UrlEncode(metric);
+  if (!selector.empty()) path += "?labelSelector=" + http::UrlEncode(selector);
+  http::ClientRequest request{.url = path};
+  request.headers.emplace_back("Accept", "application/json");
+  request.timeout = timeout_;
+  StatusOr<http::ClientResponse> response = kube_->Raw(request);
+  if (!response.ok()) {
+    return Status(response.status().code(), what + ": " + std::string(response.status().message()));
   }
-  std::map<VertexId, double> out;
-  for (const VertexId& v : job.vertices) {
-    if (auto it = by_vertex.find(v); it != by_vertex.end()) out[v] = Combine(it->second, m.aggregation);
+  const Json body = Json::parse(response->body, nullptr, false);
+  if (response->status / 100 != 2) {
+    const std::string message =
+        body.is_object() ? body.value("message", response->body) : response->body;
+    return (response->status >= 500 ? UnavailableError : FailedPreconditionError)(
+        what + ": GET " + path + ": HTTP " + std::to_string(response->status) + ": " + message);
   }
+  if (!body.is_object() || !body.contains("items") || !body["items"].is_array()) {
+    return FailedPreconditionError(what + ": not an ExternalMetricValueList");
+  }
+  std::vector<std::pair<std::map<std::string, std::string>, double>> out;
+  for (const Json& item : body["items"]) {
+    StatusOr<Quantity> q = Quantity::Parse(item.value("value", ""));
+    if (!q.ok()) return FailedPreconditionError(what + ": value: " + q.status().message());
+    std::map<std::string, std::string> labels;
+    const Json item_labels = item.value("metricLabels", Json::object());
+    if (item_labels.is_object()) {
+      for (auto it = item_labels.begin(); it != item_labels.end(); ++it) {
+        if (it.value().is_string()) labels[it.key()] = it.value().get<std::string>();
+      }
+    }
+    out.emplace_back(std::move(labels), q->AsApproximateFloat64());
+  }
+  if (out.empty()) return NotFoundError(what + ": no items");
   return out;
+}
+
+StatusOr<double> ExternalMetricSource::FetchJobMetric(const MetricFetchJob& job,
+                                                      const MetricRequirement& m) {
+  TRIMTAB_ASSIGN_OR_RETURN(auto items, Items(job, m));
+  std::vector<double> values;
+  for (const auto& item : items) values.push_back(item.second);
+  return Combine(values, m.aggregation);
+}
+
+StatusOr<double> ExternalMetricSource::FetchTaskManagerMetric(const MetricFetchJob& job,
+                                                              const MetricRequirement& m) {
+  return FetchJobMetric(job, m);
+}
+
+StatusOr<std::map<VertexId, double>> ExternalMetricSource::FetchVertexMetric(
+    const MetricFetchJob& job, const MetricRequirement& m) {
+  TRIMTAB_ASSIGN_OR_RETURN(auto items, Items(job, m));
+  return ByVertex(items, job, m, "metric " + m.name + " (external " + m.query + ")");
 }
 
 StatusOr<core::flink::MetricSource*> RoutingMetricSource::For(const MetricRequirement& m) const {
@@ -184,8 +271,8 @@ StatusOr<core::flink::MetricSource*> RoutingMetricSource::For(const MetricRequir
     case core::MetricSourceKind::kExternalMetrics:
       if (external_) return external_;
       return FailedPreconditionError("metric " + m.name +
-                                     ": source external (external.metrics.k8s.io) is not "
-                                     "fetched by this collector yet");
+                                     ": source external, but no Kubernetes API is at hand for "
+                                     "external.metrics.k8s.io");
   }
   return InternalError("metric " + m.name + ": unknown source");
 }

@@ -1,8 +1,11 @@
-// PrometheusMetricSource: custom metrics of source `prometheus` (core/chain/metric_requirements.h)
-// fetched with the Prometheus HTTP API's instant query, GET <url>/api/v1/query?query=<PromQL>.
+// Custom metric sources beside the Flink REST one (core/chain/metric_requirements.h), and the
+// routing of each declared metric to the source of its kind.
 //
-// The query may name the job it is asked for: {{namespace}}, {{name}} (the FlinkDeployment or
-// FlinkSessionJob) and {{jobId}} (the Flink job id) are replaced before it is sent, e.g.
+// Both sources fill the job into the query before it is sent: {{namespace}}, {{name}} (the
+// FlinkDeployment or FlinkSessionJob) and {{jobId}} (the Flink job id).
+//
+// PrometheusMetricSource: source `prometheus`, the Prometheus HTTP API's instant query,
+// GET <url>/api/v1/query?query=<PromQL>, e.g.
 //   sum(kafka_consumergroup_lag{consumergroup="{{name}}"})
 //   avg by (task_id) (flink_taskmanager_job_task_busyTimeMsPerSecond{job_id="{{jobId}}"})
 //
@@ -17,13 +20,23 @@
 // (its errorType and error are quoted) or an HTTP failure is an error naming the metric and the
 // query.
 //
-// Thread-safety: safe for concurrent use (the HTTP client is).
+// ExternalMetricSource: source `external`, the external metrics API an HPA reads
+// (external.metrics.k8s.io/v1beta1, served by an adapter such as KEDA's or prometheus-adapter),
+// GET /apis/external.metrics.k8s.io/v1beta1/namespaces/<namespace>/<metric>?labelSelector=...
+// The query is the metric name, optionally with a label selector in braces:
+//   queue_messages_ready{queue={{name}}}
+// The items' values (Kubernetes quantities, "1500m") are combined with the metric's aggregation;
+// a vertex metric groups items by their `task_id` label. No items, an unparsable value or an API
+// error (an adapter that does not serve the metric answers 404) is an error naming the metric.
+//
+// Thread-safety: safe for concurrent use (the HTTP and Kubernetes clients are).
 #pragma once
 
 #include <map>
 #include <string>
 
 #include "adapters/http/client.h"
+#include "adapters/kube/kube_client.h"
 #include "common/clock.h"
 #include "core/flink/custom_metrics.h"
 
@@ -60,6 +73,29 @@ class PrometheusMetricSource final : public core::flink::MetricSource {
                                       const core::MetricRequirement& metric) const;
 
   PrometheusSourceOptions options_;
+};
+
+class ExternalMetricSource final : public core::flink::MetricSource {
+ public:
+  // `kube` (required) must outlive the source.
+  ExternalMetricSource(const kube::KubeClient* kube, std::string flink_job_id, Millis timeout)
+      : kube_(kube), flink_job_id_(std::move(flink_job_id)), timeout_(timeout) {}
+
+  StatusOr<double> FetchTaskManagerMetric(const core::flink::MetricFetchJob& job,
+                                          const core::MetricRequirement& metric) override;
+  StatusOr<std::map<core::VertexId, double>> FetchVertexMetric(
+      const core::flink::MetricFetchJob& job, const core::MetricRequirement& metric) override;
+  StatusOr<double> FetchJobMetric(const core::flink::MetricFetchJob& job,
+                                  const core::MetricRequirement& metric) override;
+
+ private:
+  // (labels, value) of every item.
+  StatusOr<std::vector<std::pair<std::map<std::string, std::string>, double>>> Items(
+      const core::flink::MetricFetchJob& job, const core::MetricRequirement& metric) const;
+
+  const kube::KubeClient* kube_;
+  std::string flink_job_id_;
+  Millis timeout_;
 };
 
 // Routes each metric to the source of its kind: Flink REST, Prometheus (when a URL was given) or

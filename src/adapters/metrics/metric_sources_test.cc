@@ -1,6 +1,9 @@
-// PrometheusMetricSource against a scripted Prometheus HTTP API (the answers are shaped as the
-// API documents them), and RoutingMetricSource in the collector's custom-metric path.
-#include "adapters/metrics/prometheus_source.h"
+// PrometheusMetricSource against a scripted Prometheus HTTP API and ExternalMetricSource against a
+// scripted external.metrics.k8s.io (the answers are shaped as the APIs document them), and
+// RoutingMetricSource in the collector's custom-metric path.
+#include "adapters/metrics/metric_sources.h"
+
+#include "adapters/kube/kube_client.h"
 
 #include <cmath>
 #include <mutex>
@@ -157,13 +160,63 @@ TEST_F(PrometheusSourceTest, TheCollectorGetsEachMetricFromItsOwnSource) {
   EXPECT_EQ(sample.job.custom.at("KAFKA_LAG"), 42);
   EXPECT_EQ(sample.job.custom.at("TM_CPU"), 1);
   EXPECT_FALSE(sample.job.custom.count("QUEUE"));
-  EXPECT_THAT(sample.custom_errors.at("QUEUE"), HasSubstr("not fetched by this collector yet"));
+  EXPECT_THAT(sample.custom_errors.at("QUEUE"), HasSubstr("no Kubernetes API is at hand"));
   // Without a Prometheus the error says how to configure one.
   core::flink::RawSample without;
   RoutingMetricSource no_prometheus(&flink, nullptr, nullptr);
   ASSERT_TRUE(core::flink::CollectCustomMetrics(declared, job_, no_prometheus, &without).ok());
   EXPECT_THAT(without.custom_errors.at("KAFKA_LAG"), HasSubstr("--prometheus-url"));
   EXPECT_EQ(without.job.custom.at("TM_CPU"), 1);
+}
+
+TEST_F(PrometheusSourceTest, ExternalMetricsComeFromTheKubernetesApi) {
+  // This fixture's server answers every path; here it plays an external metrics adapter.
+  std::unique_ptr<http::HttpServer> api;
+  std::string seen_path, seen_selector;
+  auto server = http::HttpServer::Create({.port = 0}, [&](const http::HttpRequest& req) {
+    std::lock_guard<std::mutex> lock(mu_);
+    seen_path = req.path;
+    seen_selector = req.Query("labelSelector") ? *req.Query("labelSelector") : "";
+    if (req.path.find("/no_such_metric") != std::string::npos) {
+      return http::HttpResponse::Json(404, R"({"kind":"Status","apiVersion":"v1","status":"Failure",
+          "message":"the server could not find the metric no_such_metric for ","reason":"NotFound","code":404})");
+    }
+    return http::HttpResponse::Json(200, R"({"kind":"ExternalMetricValueList",
+        "apiVersion":"external.metrics.k8s.io/v1beta1","metadata":{},"items":[
+        {"metricName":"queue_messages_ready","metricLabels":{"queue":"orders","task_id":"v1"},
+         "timestamp":"2024-05-01T12:00:00Z","value":"1500m"},
+        {"metricName":"queue_messages_ready","metricLabels":{"queue":"orders","task_id":"v2"},
+         "timestamp":"2024-05-01T12:00:00Z","value":"2"}]})");
+  });
+  ASSERT_TRUE(server.ok());
+  api = std::move(*server);
+  auto kube = kube::KubeClient::Create({.server = api->base_url()}, {});
+  ASSERT_TRUE(kube.ok()) << kube.status().ToString();
+  ExternalMetricSource source(kube->get(), "abc", Millis(2000));
+  MetricRequirement m{.name = "QUEUE", .scope = MetricScope::kJob,
+                      .source = MetricSourceKind::kExternalMetrics,
+                      .query = "queue_messages_ready{queue={{name}}}",
+                      .aggregation = MetricAggregation::kSum};
+  StatusOr<double> v = source.FetchJobMetric(job_, m);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_DOUBLE_EQ(*v, 3.5);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    EXPECT_EQ(seen_path, "/apis/external.metrics.k8s.io/v1beta1/namespaces/team-a/queue_messages_ready");
+    EXPECT_EQ(seen_selector, "queue=orders");
+  }
+  m.scope = MetricScope::kVertex;
+  auto per_vertex = source.FetchVertexMetric(job_, m);
+  ASSERT_TRUE(per_vertex.ok()) << per_vertex.status().ToString();
+  EXPECT_EQ(*per_vertex, (std::map<core::VertexId, double>{{"v1", 1.5}, {"v2", 2}}));
+  m.query = "no_such_metric";
+  Status s = source.FetchJobMetric(job_, m).status();
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(s.message(), HasSubstr("metric QUEUE (external no_such_metric): GET "));
+  EXPECT_THAT(s.message(), HasSubstr("HTTP 404: the server could not find the metric"));
+  m.query = "broken{";
+  EXPECT_THAT(source.FetchJobMetric(job_, m).status().message(), HasSubstr("expected name{selector}"));
+  api->Stop();
 }
 
 }  // namespace
