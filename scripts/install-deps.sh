@@ -12,6 +12,7 @@ packages=(
   libspdlog-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-kubernetes python3-yaml
+  prometheus  # a real Prometheus for the custom-metric source's integration test
 )
 
 missing=()
