@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/duration.h"
 #include "common/number_format.h"
 #include "sim/key_groups.h"
 #include "sim/rng.h"
@@ -206,6 +207,68 @@ double SimulatedImbalance(int max_parallelism, int parallelism, int vertex_index
   return *std::max_element(shares.begin(), shares.end()) * parallelism;
 }
 
+// Seconds since the epoch, as Prometheus takes times.
+std::string UnixSeconds(TimePoint t) { return FormatFixed(ToUnixMillis(t) / 1000.0, 3); }
+
+// The history as "seconds,rate" rows (seconds from its first point), or an error naming the query.
+StatusOr<std::string> FetchRateHistory(const RateHistory& h, TimePoint now) {
+  const std::string what = "--rate-query " + h.query;
+  if (!h.http) return InternalError(what + ": no HTTP client");
+  if (h.step <= Millis(0) || h.span < h.step) {
+    return InvalidArgumentError("--history-step: must be positive and within --history");
+  }
+  // Prometheus answers at most 11,000 points a series.
+  if (h.span / h.step > 11000) {
+    return InvalidArgumentError("--history-step: " + std::to_string(h.span / h.step) +
+                                " points over --history; Prometheus answers at most 11000, so "
+                                "take a step of at least " +
+                                FormatGeneral(std::ceil(h.span.count() / 11000.0 / 1000), 6) + " s");
+  }
+  std::string base = h.prometheus_url;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  http::ClientRequest request;
+  request.url = base + "/api/v1/query_range?query=" + http::UrlEncode(h.query) +
+                "&start=" + UnixSeconds(now - h.span) + "&end=" + UnixSeconds(now) +
+                "&step=" + FormatGeneral(h.step.count() / 1000.0, 6);
+  request.timeout = Millis(30000);
+  StatusOr<http::ClientResponse> response = h.http->Do(request);
+  if (!response.ok()) return Status(response.status().code(), what + ": " + std::string(response.status().message()));
+  const Json body = Json::parse(response->body, nullptr, false);
+  if (body.is_discarded() || !body.is_object()) {
+    return UnavailableError(what + ": HTTP " + std::to_string(response->status) +
+                            ", not a Prometheus API answer");
+  }
+  if (body.value("status", "") != "success") {
+    return FailedPreconditionError(what + ": Prometheus says " + body.value("errorType", "error") +
+                                   ": " + body.value("error", "(no message)"));
+  }
+  const Json result = body.value("data", Json::object()).value("result", Json::array());
+  if (!result.is_array() || result.empty()) return NotFoundError(what + ": no series over the span");
+  if (result.size() > 1) {
+    return InvalidArgumentError(what + ": " + std::to_string(result.size()) +
+                                " series; the job's arrival rate must be one (sum(...) them)");
+  }
+  const Json values = result[0].value("values", Json::array());
+  std::string csv = "seconds,rate\n";
+  std::optional<double> first;
+  size_t rows = 0;
+  for (const Json& point : values) {
+    if (!point.is_array() || point.size() != 2 || !point[0].is_number() || !point[1].is_string()) {
+      return FailedPreconditionError(what + ": a point that is not [time, \"value\"]");
+    }
+    const double t = point[0].get<double>();
+    char* end = nullptr;
+    const std::string text = point[1].get<std::string>();
+    const double rate = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || *end != '\0' || !std::isfinite(rate)) continue;  // gaps stay gaps
+    if (!first) first = t;
+    csv += FormatGeneral(t - *first, 10) + "," + FormatGeneral(std::max(0.0, rate), 8) + "\n";
+    ++rows;
+  }
+  if (rows < 2) return NotFoundError(what + ": fewer than two numbers over the span");
+  return csv;
+}
+
 }  // namespace
 
 std::optional<double> FitKeySkew(int max_parallelism, int parallelism, int vertex_index,
@@ -312,6 +375,10 @@ StatusOr<CapturedScenario> CaptureScenario(adapters::FlinkMetricsCollector& coll
     total_arrival += arrival[v.id];
   }
 
+  std::optional<std::string> history;
+  if (o.history) {
+    TRIMTAB_ASSIGN_OR_RETURN(history, FetchRateHistory(*o.history, times.back()));
+  }
   const CheckpointFacts checkpoints = ReadCheckpoints(collector, o, job_id);
   const std::optional<int> slots = SlotsPerTaskManager(collector, o);
 
@@ -401,12 +468,36 @@ StatusOr<CapturedScenario> CaptureScenario(adapters::FlinkMetricsCollector& coll
   }
   if (!checkpoint.empty()) y += "  checkpoint: {" + checkpoint + "}\n";
   if (slots) y += "  taskManager: {slots: " + std::to_string(*slots) + "}\n";
-  y += "# The arrival rate now (records read plus backlog growth); replace with a profile, e.g. a\n"
-       "# CSV of the topic's produce rate: {type: csv, file: rate.csv}.\n";
-  y += "workload: {type: constant, rate: " + Num(total_arrival) + "}\n";
-  y += "duration: 1 d\nstep: 5 s\ndecisionInterval: 1 min\nseed: 1\nslo: {lag: 30 s}\n";
+  std::string duration = "1 d";
+  CapturedScenario captured;
+  if (history) {
+    y += "# The input rate over the last " + FormatFlinkDuration(o.history->span) + " from " +
+         o.history->prometheus_url + ":\n#   " + o.history->query +
+         "\n# (the arrival rate now, for comparison: " + Num(total_arrival) + " records/s).\n";
+    if (!o.rate_csv_file.empty()) {
+      y += "workload: {type: csv, file: " + Quote(o.rate_csv_file) + ", interpolate: linear}\n";
+      captured.rate_csv = *history;
+    } else {
+      y += "workload:\n  type: csv\n  interpolate: linear\n  data: |\n";
+      for (size_t at = 0; at < history->size();) {
+        const size_t nl = history->find('\n', at);
+        y += "    " + history->substr(at, nl - at) + "\n";
+        at = nl == std::string::npos ? history->size() : nl + 1;
+      }
+    }
+    duration = FormatFlinkDuration(o.history->span);
+  } else {
+    y += "# The arrival rate now (records read plus backlog growth); replace with a profile, e.g. a\n"
+         "# CSV of the topic's produce rate: {type: csv, file: rate.csv}, or capture with\n"
+         "# --prometheus and --rate-query.\n";
+    y += "workload: {type: constant, rate: " + Num(total_arrival) + "}\n";
+  }
+  y += "duration: " + duration + "\nstep: 5 s\ndecisionInterval: 1 min\nseed: 1\nslo: {lag: 30 s}\n";
   y += "policies: [trimtab, flink-compat, hpa-cpu, static, oracle]\n";
-  return CapturedScenario{std::move(y), job_id, job.name};
+  captured.yaml = std::move(y);
+  captured.job_id = job_id;
+  captured.job_name = job.name;
+  return captured;
 }
 
 }  // namespace trimtab::cli

@@ -19,7 +19,9 @@
 //   checkpoint                    interval (checkpoint config), bandwidth (latest size / duration)
 //   taskManager.slots             the TaskManagers' slots
 //   workload                      constant at the arrival rate now: what the sources read plus
-//                                 the growth of their backlog between the first and last sample
+//                                 the growth of their backlog between the first and last sample;
+//                                 or, with `history`, the job's input rate over a past span from
+//                                 Prometheus (query_range), as a CSV trace the simulation replays
 //
 //   keySkew (keyed vertices)      fitted: the Zipf exponent under which the simulated vertex, with
 //                                 the scenario's seed, is as uneven at its current parallelism as
@@ -47,6 +49,16 @@
 
 namespace trimtab::cli {
 
+// The input rate's history: a PromQL query for the job's total arrival rate (records/s, one series)
+// evaluated over [now - span, now] every `step` (GET /api/v1/query_range).
+struct RateHistory {
+  const http::HttpClient* http = nullptr;  // required
+  std::string prometheus_url;              // "http://prometheus:9090"
+  std::string query;  // e.g. sum(rate(kafka_topic_partition_current_offset{topic="bids"}[5m]))
+  Millis span{7LL * 24 * 3600 * 1000};
+  Millis step{60000};
+};
+
 struct ScenarioCaptureOptions {
   std::string rest_url;  // the JobManager's REST address, "http://host:8081"
   std::string job_id;    // empty: the only RUNNING job
@@ -56,10 +68,15 @@ struct ScenarioCaptureOptions {
   Clock* clock = nullptr;  // required: the samples' times
   // Waits `interval` between samples; unset: clock->SleepFor (tests advance a manual clock here).
   std::function<void(Millis)> wait;
+  std::optional<RateHistory> history;
+  // With `history`: the trace goes to CapturedScenario::rate_csv and the scenario names this file
+  // (relative to the scenario); empty: the trace is inline in the scenario (`data`).
+  std::string rate_csv_file;
 };
 
 struct CapturedScenario {
-  std::string yaml;  // the scenario file, with comments
+  std::string yaml;      // the scenario file, with comments
+  std::string rate_csv;  // with a history and rate_csv_file: the trace ("seconds,rate" rows)
   std::string job_id;
   std::string job_name;
 };

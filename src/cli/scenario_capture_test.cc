@@ -14,6 +14,7 @@
 #include "sim/policies/registry.h"
 #include "sim/scenario.h"
 #include "sim/simulator.h"
+#include "tests/support/real_prometheus.h"
 
 namespace trimtab::cli {
 namespace {
@@ -192,6 +193,60 @@ TEST(FitKeySkew, NoneForRoundingOrOneSubtaskAndCappedAtThree) {
   const std::optional<double> s = FitKeySkew(128, 4, 1, 1.3);
   ASSERT_TRUE(s.has_value());
   EXPECT_NEAR(Imbalance(*s, 1, 1, 4), 1.3, 0.01);
+}
+
+TEST_F(ScenarioCaptureTest, ReplaysTheInputHistoryFromARealPrometheus) {
+  StartJob("{type: constant, rate: 1000}");
+  Run(3min);
+  // Two hours of the topic's input rate before now, backfilled into a real Prometheus: 1000/s,
+  // then 3000/s for the last hour; and a second topic the query must not mix in.
+  const int64_t now = ToUnixMillis(clock_.Now()) / 1000;
+  std::string om = "# TYPE input_rate gauge\n";
+  for (int64_t t = now - 7200; t <= now; t += 60) {
+    const std::string at = " " + std::to_string(t) + "\n";
+    om += "input_rate{topic=\"events\"} " + std::string(t < now - 3600 ? "1000" : "3000") + at;
+    om += "input_rate{topic=\"other\"} 5" + at;
+  }
+  om += "# EOF\n";
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("trimtab-capture-prometheus-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(testing::Backfill(om, dir).ok());
+  auto prometheus = testing::RealPrometheus::Start("global: {scrape_interval: 15s}\n", dir);
+  ASSERT_TRUE(prometheus.ok()) << prometheus.status().ToString();
+
+  ScenarioCaptureOptions o;
+  o.rest_url = server_->base_url();
+  o.samples = 1;
+  o.clock = &clock_;
+  o.history = RateHistory{.http = http_.get(),
+                          .prometheus_url = (*prometheus)->url(),
+                          .query = R"(sum(input_rate{topic="events"}))",
+                          .span = Millis(2 * 3600 * 1000),
+                          .step = Millis(60 * 1000)};
+  StatusOr<CapturedScenario> c = CaptureScenario(*collector_, o);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  const sim::Scenario s = Parse(c->yaml);
+  EXPECT_EQ(s.duration_seconds, 7200) << c->yaml.substr(0, 3000);
+  ASSERT_EQ(s.workload.size(), 1u);
+  const sim::RateProfile& rate = *s.workload.begin()->second;
+  EXPECT_NEAR(rate.Rate(600), 1000, 1);
+  EXPECT_NEAR(rate.Rate(6600), 3000, 1);
+  // Into a file beside the scenario instead of inline.
+  o.rate_csv_file = "job.rate.csv";
+  c = CaptureScenario(*collector_, o);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_THAT(c->yaml, HasSubstr("workload: {type: csv, file: \"job.rate.csv\", interpolate: linear}"));
+  EXPECT_EQ(c->rate_csv.rfind("seconds,rate\n0,1000\n60,1000\n", 0), 0u) << c->rate_csv.substr(0, 200);
+
+  // The arrival rate must be one series.
+  o.history->query = "input_rate";
+  Status two = CaptureScenario(*collector_, o).status();
+  EXPECT_THAT(two.message(), HasSubstr("2 series; the job's arrival rate must be one"));
+  o.history->query = "sum(rate(input_rate[5m]";
+  EXPECT_THAT(CaptureScenario(*collector_, o).status().message(), HasSubstr("Prometheus says bad_data"));
+  prometheus->reset();
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(ScenarioCaptureTest, ErrorsSayWhatIsWrong) {

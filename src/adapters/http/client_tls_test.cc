@@ -5,12 +5,11 @@
 // -Verify 1` (which requires a client certificate) then runs as a child process on a free
 // loopback port. The suite is skipped when the openssl binary is missing.
 #include "adapters/http/client.h"
+#include "tests/support/subprocess.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -30,7 +29,6 @@
 
 #include <gtest/gtest.h>
 
-extern char** environ;
 
 namespace trimtab::http {
 namespace {
@@ -190,20 +188,9 @@ class HttpClientTlsTest : public ::testing::Test {
       std::vector<std::string> args = {"openssl", "s_server", "-accept", accept, "-cert", cert,
                                        "-key",    key,        "-CAfile", ca,     "-Verify", "1",
                                        "-www",    "-quiet"};
-      std::vector<char*> argv;
-      for (std::string& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-
-      posix_spawn_file_actions_t actions;
-      posix_spawn_file_actions_init(&actions);
-      posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-      posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
-                                       O_WRONLY | O_CREAT | O_APPEND, 0644);
-      posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-      pid_t pid = -1;
-      const int rc = posix_spawnp(&pid, "openssl", &actions, nullptr, argv.data(), environ);
-      posix_spawn_file_actions_destroy(&actions);
-      if (rc != 0) return false;
+      StatusOr<pid_t> spawned = testing::SpawnLogged(std::move(args), log);
+      if (!spawned.ok()) return false;
+      const pid_t pid = *spawned;
 
       // Wait (bounded) until it accepts connections or exits.
       bool exited = false;

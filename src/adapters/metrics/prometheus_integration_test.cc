@@ -1,15 +1,10 @@
 // PrometheusMetricSource against a real Prometheus (Debian's `prometheus`, installed by
 // scripts/install-deps.sh): it scrapes an exporter this test serves every second, and the source's
 // queries must come back with what the exporter says, through real PromQL.
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <thread>
 
 #include <gmock/gmock.h>
@@ -18,8 +13,7 @@
 
 #include "adapters/http/server.h"
 #include "adapters/metrics/metric_sources.h"
-
-extern char** environ;
+#include "tests/support/real_prometheus.h"
 
 namespace trimtab::adapters {
 namespace {
@@ -44,15 +38,6 @@ constexpr const char kExposition[] =
     "flink_taskmanager_job_task_busyTimeMsPerSecond{job_id=\"abc\",task_id=\"v2\",subtask_index=\"0\"} 50\n"
     "flink_taskmanager_job_task_busyTimeMsPerSecond{job_id=\"other\",task_id=\"v1\",subtask_index=\"0\"} 999\n";
 
-int FreePort() {
-  auto server = http::HttpServer::Create({.port = 0, .threads = 1},
-                                         [](const http::HttpRequest&) { return http::HttpResponse{}; });
-  if (!server.ok()) return -1;
-  const int port = (*server)->port();
-  (*server)->Stop();
-  return port;
-}
-
 class RealPrometheusTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -63,49 +48,24 @@ class RealPrometheusTest : public ::testing::Test {
     exporter_ = std::move(*exporter);
     dir_ = std::filesystem::temp_directory_path() /
            ("trimtab-prometheus-test-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir_ / "data");
-    std::ofstream(dir_ / "prometheus.yml")
-        << "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
-        << "scrape_configs:\n"
-        << "  - job_name: exporter\n"
-        << "    static_configs: [{targets: ['127.0.0.1:" << exporter_->port() << "']}]\n";
     auto client = http::HttpClient::Create({});
     ASSERT_TRUE(client.ok());
     http_ = std::move(*client);
-
-    const int port = FreePort();
-    ASSERT_GT(port, 0);
-    url_ = "http://127.0.0.1:" + std::to_string(port);
-    std::vector<std::string> args = {
-        "prometheus", "--config.file=" + (dir_ / "prometheus.yml").string(),
-        "--storage.tsdb.path=" + (dir_ / "data").string(),
-        "--web.listen-address=127.0.0.1:" + std::to_string(port)};
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const std::string log = (dir_ / "prometheus.log").string();
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-    const int rc = posix_spawnp(&pid_, "prometheus", &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    ASSERT_EQ(rc, 0) << "cannot start prometheus (Debian package prometheus; "
-                        "scripts/install-deps.sh installs it)";
-    // Ready, and the exporter scraped at least once (bounded).
-    for (int i = 0; i < 300 && !Scraped(); ++i) {
-      int status = 0;
-      ASSERT_NE(::waitpid(pid_, &status, WNOHANG), pid_) << "prometheus exited; see " << log;
-      std::this_thread::sleep_for(100ms);
-    }
-    ASSERT_TRUE(Scraped()) << "prometheus never scraped the exporter; see " << log;
+    auto prometheus = testing::RealPrometheus::Start(
+        "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
+        "scrape_configs:\n"
+        "  - job_name: exporter\n"
+        "    static_configs: [{targets: ['127.0.0.1:" + std::to_string(exporter_->port()) + "']}]\n",
+        dir_);
+    ASSERT_TRUE(prometheus.ok()) << prometheus.status().ToString();
+    prometheus_ = std::move(*prometheus);
+    url_ = prometheus_->url();
+    // The exporter scraped at least once (bounded).
+    for (int i = 0; i < 300 && !Scraped(); ++i) std::this_thread::sleep_for(100ms);
+    ASSERT_TRUE(Scraped()) << "prometheus never scraped the exporter; see " << prometheus_->log_path();
   }
   void TearDown() override {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGTERM);
-      ::waitpid(pid_, nullptr, 0);
-    }
+    prometheus_.reset();
     if (exporter_) exporter_->Stop();
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
@@ -130,9 +90,9 @@ class RealPrometheusTest : public ::testing::Test {
                                          .vertices = {"v1", "v2", "v3"}};
   std::unique_ptr<http::HttpServer> exporter_;
   std::unique_ptr<http::HttpClient> http_;
+  std::unique_ptr<testing::RealPrometheus> prometheus_;
   std::filesystem::path dir_;
   std::string url_;
-  pid_t pid_ = -1;
 };
 
 TEST_F(RealPrometheusTest, QueriesComeBackWithWhatTheExporterSays) {
