@@ -304,18 +304,21 @@ std::string VertexSlug(std::string_view name) {
   return slug.empty() ? "vertex" : slug;
 }
 
-StatusOr<CapturedScenario> CaptureScenario(adapters::FlinkMetricsCollector& collector,
-                                           const ScenarioCaptureOptions& o) {
-  if (!o.clock) return InvalidArgumentError("scenario capture: no clock");
-  if (o.samples < 1) return InvalidArgumentError("--samples: must be at least 1");
-  std::string job_id = o.job_id;
-  if (job_id.empty()) {
-    TRIMTAB_ASSIGN_OR_RETURN(job_id, OnlyRunningJob(collector, o));
-  }
-  const adapters::FlinkJobRef ref{o.rest_url, job_id};
+namespace {
 
+// The samples of one job, a few apart; an error when it is not RUNNING or rescales meanwhile.
+struct Sampled {
   std::vector<FlinkCollection> samples;
   std::vector<TimePoint> times;
+  double span_seconds() const {
+    return std::chrono::duration<double>(times.back() - times.front()).count();
+  }
+};
+
+StatusOr<Sampled> SampleJob(adapters::FlinkMetricsCollector& collector,
+                            const ScenarioCaptureOptions& o, const std::string& job_id) {
+  const adapters::FlinkJobRef ref{o.rest_url, job_id};
+  Sampled out;
   for (int i = 0; i < o.samples; ++i) {
     if (i > 0) {
       if (o.wait) {
@@ -330,25 +333,23 @@ StatusOr<CapturedScenario> CaptureScenario(adapters::FlinkMetricsCollector& coll
       return FailedPreconditionError("job " + job_id + " is " + c.job.state +
                                      ", not RUNNING: its metrics describe no steady processing");
     }
-    if (!samples.empty()) {
-      for (size_t v = 0; v < c.job.topology.vertices.size(); ++v) {
-        const core::VertexInfo& now_v = c.job.topology.vertices[v];
-        const core::VertexInfo* before = samples.front().job.topology.Find(now_v.id);
-        if (!before || before->parallelism != now_v.parallelism) {
+    if (!out.samples.empty()) {
+      for (const core::VertexInfo& v : c.job.topology.vertices) {
+        const core::VertexInfo* before = out.samples.front().job.topology.Find(v.id);
+        if (!before || before->parallelism != v.parallelism) {
           return FailedPreconditionError("job " + job_id + " changed its parallelism while it was "
-                                         "sampled (vertex " + now_v.id + "); capture it again");
+                                         "sampled (vertex " + v.id + "); capture it again");
         }
       }
     }
-    samples.push_back(std::move(c));
-    times.push_back(now);
+    out.samples.push_back(std::move(c));
+    out.times.push_back(now);
   }
-  const adapters::FlinkJobDetails& job = samples.back().job;
-  const core::JobTopology& topology = job.topology;
-  const double span_s =
-      std::chrono::duration<double>(times.back() - times.front()).count();
+  return out;
+}
 
-  // Ids: slugs of the vertex names, unique.
+// Scenario ids for the vertices: slugs of their names, made unique.
+std::map<VertexId, std::string> VertexIds(const core::JobTopology& topology) {
   std::map<VertexId, std::string> slug;
   std::set<std::string> used;
   for (const core::VertexInfo& v : topology.vertices) {
@@ -358,141 +359,182 @@ StatusOr<CapturedScenario> CaptureScenario(adapters::FlinkMetricsCollector& coll
     used.insert(s);
     slug[v.id] = s;
   }
+  return slug;
+}
 
-  // Arrival rate per source: what it reads plus the growth of its backlog.
+// What the scenario's vertices are written from.
+struct Measured {
+  const core::JobTopology* topology = nullptr;
+  std::map<VertexId, std::string> ids;
   std::map<VertexId, VertexFigures> figures;
-  std::map<VertexId, double> arrival;
+  std::map<VertexId, double> arrival;  // sources: records/s offered
   double total_arrival = 0;
-  for (const core::VertexInfo& v : topology.vertices) {
-    figures[v.id] = Figures(samples, v.id);
-    if (!topology.IsSource(v.id)) continue;
-    const VertexFigures& f = figures[v.id];
+  CheckpointFacts checkpoints;
+};
+
+Measured Measure(const Sampled& s, CheckpointFacts checkpoints) {
+  Measured m;
+  m.topology = &s.samples.back().job.topology;
+  m.ids = VertexIds(*m.topology);
+  m.checkpoints = std::move(checkpoints);
+  const double span = s.span_seconds();
+  for (const core::VertexInfo& v : m.topology->vertices) {
+    const VertexFigures& f = m.figures[v.id] = Figures(s.samples, v.id);
+    if (!m.topology->IsSource(v.id)) continue;
+    // What a source reads plus the growth of its backlog.
     double rate = f.in_rate.value_or(f.out_rate.value_or(0));
-    if (span_s > 0 && f.pending_first && f.pending_last) {
-      rate += (*f.pending_last - *f.pending_first) / span_s;
+    if (span > 0 && f.pending_first && f.pending_last) {
+      rate += (*f.pending_last - *f.pending_first) / span;
     }
-    arrival[v.id] = std::max(0.0, rate);
-    total_arrival += arrival[v.id];
+    m.arrival[v.id] = std::max(0.0, rate);
+    m.total_arrival += m.arrival[v.id];
   }
+  return m;
+}
 
-  std::optional<std::string> history;
-  if (o.history) {
-    TRIMTAB_ASSIGN_OR_RETURN(history, FetchRateHistory(*o.history, times.back()));
-  }
-  const CheckpointFacts checkpoints = ReadCheckpoints(collector, o, job_id);
-  const std::optional<int> slots = SlotsPerTaskManager(collector, o);
-
-  std::string y;
-  y += "# Captured by `trimtab scenario from-flink` from " + o.rest_url + "\n# job " + job_id +
-       " (" + Quote(job.name) + ") at " + FormatRfc3339(times.back()) + ", " +
-       std::to_string(samples.size()) + " sample(s)" +
-       (samples.size() > 1 ? " over " + FormatGeneral(span_s, 3) + " s" : "") +
-       ".\n# Each figure is an estimate from Flink's own metrics (docs/simulate.md, \"Capturing a\n"
-       "# running job\"): check those marked rough, and set what Flink does not report: key skew,\n"
-       "# and the input's history (the workload below is the rate now).\n";
-  y += "name: " + Quote(VertexSlug(job.name.empty() ? job_id : job.name)) + "\n";
-  y += "description: " + Quote("Captured from Flink job " + job_id + " (" + job.name + ")") + "\n";
-  y += "job:\n  name: " + Quote(job.name.empty() ? job_id : job.name) + "\n  vertices:\n";
-  for (size_t index = 0; index < topology.vertices.size(); ++index) {
-    const core::VertexInfo& v = topology.vertices[index];
-    const VertexFigures& f = figures[v.id];
-    const bool source = topology.IsSource(v.id);
-    y += "    - id: " + slug[v.id] + "\n";
-    Field(y, "name", Quote(v.name), "Flink vertex " + v.id);
-    Field(y, "parallelism", std::to_string(v.parallelism));
-    Field(y, "maxParallelism", std::to_string(v.max_parallelism));
-    if (source) {
-      if (v.num_partitions) {
-        Field(y, "partitions", std::to_string(*v.num_partitions),
-              "partitions named by the source's offset gauges");
-      } else {
-        Field(y, "partitions", std::to_string(v.parallelism),
-              "not reported: one per subtask assumed");
-      }
-    }
-    const double in = f.in_rate.value_or(0);
-    const double busy = f.busy_avg.value_or(0);
-    if (in > 0 && busy > 0) {
-      const double capacity = in / v.parallelism / (busy / 1000);
-      std::string note = Num(in) + " records/s in at " + Num(busy) + " ms/s busy";
-      if (busy < kRoughBusyMsPerSecond) note += " (rough: little work)";
-      Field(y, "capacityPerSubtask", Num(capacity), note);
+// One entry of the scenario's `job.vertices`.
+void WriteVertex(std::string& y, const Measured& m, size_t index) {
+  const core::JobTopology& topology = *m.topology;
+  const core::VertexInfo& v = topology.vertices[index];
+  const VertexFigures& f = m.figures.at(v.id);
+  const bool source = topology.IsSource(v.id);
+  y += "    - id: " + m.ids.at(v.id) + "\n";
+  Field(y, "name", Quote(v.name), "Flink vertex " + v.id);
+  Field(y, "parallelism", std::to_string(v.parallelism));
+  Field(y, "maxParallelism", std::to_string(v.max_parallelism));
+  if (source) {
+    if (v.num_partitions) {
+      Field(y, "partitions", std::to_string(*v.num_partitions),
+            "partitions named by the source's offset gauges");
     } else {
-      Field(y, "capacityPerSubtask", "10000",
-            "not measured (no records in or no busy time): a placeholder");
-    }
-    if (const std::optional<double> selectivity = f.Selectivity();
-        selectivity && !topology.Outputs(v.id).empty()) {
-      Field(y, "selectivity", Num(*selectivity), "records out per record in");
-    }
-    if (source) {
-      if (arrival.size() > 1 && total_arrival > 0) {
-        Field(y, "rateFactor", Num(arrival[v.id] / total_arrival), "its share of the arrival rate");
-      }
-      if (f.pending_last && *f.pending_last > 0) {
-        Field(y, "initialBacklog", Num(*f.pending_last), "pendingRecords at the last sample");
-      }
-    }
-    if (f.busy_max && busy > 0 && HasHashInput(topology, v.id)) {
-      const double imbalance = *f.busy_max / busy;
-      if (const std::optional<double> skew =
-              FitKeySkew(v.max_parallelism, v.parallelism, static_cast<int>(index), imbalance)) {
-        Field(y, "keySkew", Num(*skew),
-              "fitted: busiest subtask " + FormatGeneral(imbalance, 3) + "x the mean at " +
-                  std::to_string(v.parallelism) + "; hot keys beyond are a guess");
-      }
-    }
-    if (auto it = checkpoints.vertex_state_bytes.find(v.id);
-        it != checkpoints.vertex_state_bytes.end() && it->second > 0) {
-      Field(y, "stateBytes", Num(it->second), "in the latest completed checkpoint");
+      Field(y, "partitions", std::to_string(v.parallelism), "not reported: one per subtask assumed");
     }
   }
+  const double in = f.in_rate.value_or(0);
+  const double busy = f.busy_avg.value_or(0);
+  if (in > 0 && busy > 0) {
+    std::string note = Num(in) + " records/s in at " + Num(busy) + " ms/s busy";
+    if (busy < kRoughBusyMsPerSecond) note += " (rough: little work)";
+    Field(y, "capacityPerSubtask", Num(in / v.parallelism / (busy / 1000)), note);
+  } else {
+    Field(y, "capacityPerSubtask", "10000",
+          "not measured (no records in or no busy time): a placeholder");
+  }
+  if (const std::optional<double> selectivity = f.Selectivity();
+      selectivity && !topology.Outputs(v.id).empty()) {
+    Field(y, "selectivity", Num(*selectivity), "records out per record in");
+  }
+  if (source) {
+    if (m.arrival.size() > 1 && m.total_arrival > 0) {
+      Field(y, "rateFactor", Num(m.arrival.at(v.id) / m.total_arrival),
+            "its share of the arrival rate");
+    }
+    if (f.pending_last && *f.pending_last > 0) {
+      Field(y, "initialBacklog", Num(*f.pending_last), "pendingRecords at the last sample");
+    }
+  }
+  if (f.busy_max && busy > 0 && HasHashInput(topology, v.id)) {
+    const double imbalance = *f.busy_max / busy;
+    if (const std::optional<double> skew =
+            FitKeySkew(v.max_parallelism, v.parallelism, static_cast<int>(index), imbalance)) {
+      Field(y, "keySkew", Num(*skew),
+            "fitted: busiest subtask " + FormatGeneral(imbalance, 3) + "x the mean at " +
+                std::to_string(v.parallelism) + "; hot keys beyond are a guess");
+    }
+  }
+  if (auto it = m.checkpoints.vertex_state_bytes.find(v.id);
+      it != m.checkpoints.vertex_state_bytes.end() && it->second > 0) {
+    Field(y, "stateBytes", Num(it->second), "in the latest completed checkpoint");
+  }
+}
+
+// `job.edges`, and the checkpoint, restart and TaskManager settings.
+void WriteEdgesAndSettings(std::string& y, const Measured& m, std::optional<int> slots) {
   y += "  edges:\n";
-  for (const core::Edge& e : topology.edges) {
-    y += "    - {from: " + slug[e.from] + ", to: " + slug[e.to] + ", ship: " + ShipOf(e.ship_strategy) +
-         "}" + (e.ship_strategy == "HASH" || e.ship_strategy == "FORWARD"
-                    ? ""
-                    : "   # Flink: " + e.ship_strategy) +
-         "\n";
+  for (const core::Edge& e : m.topology->edges) {
+    const bool exact = e.ship_strategy == "HASH" || e.ship_strategy == "FORWARD";
+    y += "    - {from: " + m.ids.at(e.from) + ", to: " + m.ids.at(e.to) +
+         ", ship: " + ShipOf(e.ship_strategy) + "}" +
+         (exact ? "" : "   # Flink: " + e.ship_strategy) + "\n";
   }
+  const CheckpointFacts& c = m.checkpoints;
   std::string checkpoint;
-  if (checkpoints.interval_ms) checkpoint += "interval: " + Num(*checkpoints.interval_ms / 1000) + " s";
-  if (checkpoints.state_bytes && checkpoints.duration_ms && *checkpoints.state_bytes > 0 &&
-      *checkpoints.duration_ms > 0) {
-    const double bandwidth = *checkpoints.state_bytes / (*checkpoints.duration_ms / 1000);
+  if (c.interval_ms) checkpoint += "interval: " + Num(*c.interval_ms / 1000) + " s";
+  if (c.state_bytes && c.duration_ms && *c.state_bytes > 0 && *c.duration_ms > 0) {
+    const double bandwidth = *c.state_bytes / (*c.duration_ms / 1000);
     checkpoint += std::string(checkpoint.empty() ? "" : ", ") +
                   "bandwidthBytesPerSecond: " + Num(bandwidth);
-    y += "  # The latest checkpoint wrote " + Num(*checkpoints.state_bytes) + " bytes in " +
-         Num(*checkpoints.duration_ms / 1000) + " s; a restore is assumed as fast.\n";
+    y += "  # The latest checkpoint wrote " + Num(*c.state_bytes) + " bytes in " +
+         Num(*c.duration_ms / 1000) + " s; a restore is assumed as fast.\n";
     y += "  restart: {restoreBandwidthBytesPerSecond: " + Num(bandwidth) + "}\n";
   }
   if (!checkpoint.empty()) y += "  checkpoint: {" + checkpoint + "}\n";
   if (slots) y += "  taskManager: {slots: " + std::to_string(*slots) + "}\n";
-  std::string duration = "1 d";
-  CapturedScenario captured;
-  if (history) {
-    y += "# The input rate over the last " + FormatFlinkDuration(o.history->span) + " from " +
-         o.history->prometheus_url + ":\n#   " + o.history->query +
-         "\n# (the arrival rate now, for comparison: " + Num(total_arrival) + " records/s).\n";
-    if (!o.rate_csv_file.empty()) {
-      y += "workload: {type: csv, file: " + Quote(o.rate_csv_file) + ", interpolate: linear}\n";
-      captured.rate_csv = *history;
-    } else {
-      y += "workload:\n  type: csv\n  interpolate: linear\n  data: |\n";
-      for (size_t at = 0; at < history->size();) {
-        const size_t nl = history->find('\n', at);
-        y += "    " + history->substr(at, nl - at) + "\n";
-        at = nl == std::string::npos ? history->size() : nl + 1;
-      }
-    }
-    duration = FormatFlinkDuration(o.history->span);
-  } else {
+}
+
+// `workload` and `duration`: the rate now, or the history (into *rate_csv when it has a file).
+void WriteWorkload(std::string& y, const ScenarioCaptureOptions& o, double arrival_now,
+                   const std::optional<std::string>& history, std::string* rate_csv) {
+  if (!history) {
     y += "# The arrival rate now (records read plus backlog growth); replace with a profile, e.g. a\n"
          "# CSV of the topic's produce rate: {type: csv, file: rate.csv}, or capture with\n"
          "# --prometheus and --rate-query.\n";
-    y += "workload: {type: constant, rate: " + Num(total_arrival) + "}\n";
+    y += "workload: {type: constant, rate: " + Num(arrival_now) + "}\nduration: 1 d\n";
+    return;
   }
-  y += "duration: " + duration + "\nstep: 5 s\ndecisionInterval: 1 min\nseed: 1\nslo: {lag: 30 s}\n";
+  y += "# The input rate over the last " + FormatFlinkDuration(o.history->span) + " from " +
+       o.history->prometheus_url + ":\n#   " + o.history->query +
+       "\n# (the arrival rate now, for comparison: " + Num(arrival_now) + " records/s).\n";
+  if (!o.rate_csv_file.empty()) {
+    y += "workload: {type: csv, file: " + Quote(o.rate_csv_file) + ", interpolate: linear}\n";
+    *rate_csv = *history;
+  } else {
+    y += "workload:\n  type: csv\n  interpolate: linear\n  data: |\n";
+    for (size_t at = 0; at < history->size();) {
+      const size_t nl = history->find('\n', at);
+      y += "    " + history->substr(at, nl - at) + "\n";
+      at = nl == std::string::npos ? history->size() : nl + 1;
+    }
+  }
+  y += "duration: " + FormatFlinkDuration(o.history->span) + "\n";
+}
+
+}  // namespace
+
+StatusOr<CapturedScenario> CaptureScenario(adapters::FlinkMetricsCollector& collector,
+                                           const ScenarioCaptureOptions& o) {
+  if (!o.clock) return InvalidArgumentError("scenario capture: no clock");
+  if (o.samples < 1) return InvalidArgumentError("--samples: must be at least 1");
+  std::string job_id = o.job_id;
+  if (job_id.empty()) {
+    TRIMTAB_ASSIGN_OR_RETURN(job_id, OnlyRunningJob(collector, o));
+  }
+  TRIMTAB_ASSIGN_OR_RETURN(const Sampled sampled, SampleJob(collector, o, job_id));
+  std::optional<std::string> history;
+  if (o.history) {
+    TRIMTAB_ASSIGN_OR_RETURN(history, FetchRateHistory(*o.history, sampled.times.back()));
+  }
+  const Measured m = Measure(sampled, ReadCheckpoints(collector, o, job_id));
+  const adapters::FlinkJobDetails& job = sampled.samples.back().job;
+  const size_t n = sampled.samples.size();
+
+  std::string y;
+  y += "# Captured by `trimtab scenario from-flink` from " + o.rest_url + "\n# job " + job_id +
+       " (" + Quote(job.name) + ") at " + FormatRfc3339(sampled.times.back()) + ", " +
+       std::to_string(n) + " sample(s)" +
+       (n > 1 ? " over " + FormatGeneral(sampled.span_seconds(), 3) + " s" : "") +
+       ".\n# Each figure is an estimate from Flink's own metrics (docs/simulate.md, \"Capturing a\n"
+       "# running job\"): check those marked rough, and what Flink cannot report: how hot keys\n"
+       "# behave at other parallelisms" +
+       (history ? ".\n" : ", and the input's history (the workload below is the rate now).\n");
+  y += "name: " + Quote(VertexSlug(job.name.empty() ? job_id : job.name)) + "\n";
+  y += "description: " + Quote("Captured from Flink job " + job_id + " (" + job.name + ")") + "\n";
+  y += "job:\n  name: " + Quote(job.name.empty() ? job_id : job.name) + "\n  vertices:\n";
+  for (size_t index = 0; index < m.topology->vertices.size(); ++index) WriteVertex(y, m, index);
+  WriteEdgesAndSettings(y, m, SlotsPerTaskManager(collector, o));
+  CapturedScenario captured;
+  WriteWorkload(y, o, m.total_arrival, history, &captured.rate_csv);
+  y += "step: 5 s\ndecisionInterval: 1 min\nseed: 1\nslo: {lag: 30 s}\n";
   y += "policies: [trimtab, flink-compat, hpa-cpu, static, oracle]\n";
   captured.yaml = std::move(y);
   captured.job_id = job_id;
