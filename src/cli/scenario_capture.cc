@@ -310,7 +310,13 @@ namespace {
 struct Sampled {
   std::vector<FlinkCollection> samples;
   std::vector<TimePoint> times;
+  // Between the first and the last sample, by the JobManager's clock where it says ("now" in
+  // the job details: rates are per second of its time, which a simulated cluster may run faster
+  // than ours), else by ours.
   double span_seconds() const {
+    const auto& first = samples.front().job.server_now;
+    const auto& last = samples.back().job.server_now;
+    if (first && last) return std::chrono::duration<double>(*last - *first).count();
     return std::chrono::duration<double>(times.back() - times.front()).count();
   }
 };

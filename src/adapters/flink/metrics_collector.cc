@@ -126,6 +126,9 @@ StatusOr<FlinkJobDetails> ParseJobDetails(const Json& j, const std::string& wher
   d.name = StringOr(j, "name");
   d.state = StringOr(j, "state");
   if (d.state.empty()) return FailedPreconditionError(where + ".state: expected a string");
+  if (auto now = j.find("now"); now != j.end() && now->is_number_integer() && now->get<int64_t>() > 0) {
+    d.server_now = FromUnixMillis(now->get<int64_t>());
+  }
   if (auto ts = j.find("timestamps"); ts != j.end() && ts->is_object()) {
     if (auto r = ts->find("RUNNING");
         r != ts->end() && r->is_number_integer() && r->get<int64_t>() > 0) {

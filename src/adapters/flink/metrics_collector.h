@@ -95,6 +95,7 @@ struct FlinkJobDetails {
   std::string name;
   std::string state;                       // JobStatus name: "RUNNING", "RESTARTING", ...
   std::optional<TimePoint> running_since;  // timestamps.RUNNING when set (> 0)
+  std::optional<TimePoint> server_now;     // "now": the JobManager's clock when it answered
   core::JobTopology topology;              // topological order; FINISHED vertices finished
   std::map<core::VertexId, FlinkVertexIo> io;
   std::map<core::VertexId, std::string> slot_sharing_group;  // when reported

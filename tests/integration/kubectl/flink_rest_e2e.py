@@ -8,6 +8,9 @@ container runs `kubernetes-jobmanager.sh kubernetes-application` from the upstre
 
   - the job runs and its metrics respond to load: input above capacity makes the bottleneck busy,
     backpressures the source and grows pendingRecords;
+  - `trimtab scenario from-flink` captures the overloaded job: the arrival rate it reports is the
+    workload's (read rate plus backlog growth, per second of the cluster's 10x clock), the
+    bottleneck's capacity is what it processes, and `trimtab simulate` runs the scenario;
   - in-place rescale with the adaptive scheduler (PUT /jobs/:id/resource-requirements) raises
     the parallelism, the JobManager creates TaskManager pods for it, and the backlog shrinks;
   - stop-with-savepoint completes with a savepoint location, and a new JobManager started from
@@ -26,10 +29,13 @@ Usage: flink_rest_e2e.py --trimtab BIN   (exit 77 = skipped: no kubectl)
 
 import json
 import os
+import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
+
+import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from local_cluster import SKIP, e2e_args, Checks, LocalCluster, expect, expect_in  # noqa: E402
@@ -205,6 +211,34 @@ def main():
             state["backlog_before_rescale"] = second
         c.run("metrics respond to load: busy bottleneck, backpressured source, growing "
               "pendingRecords", metrics_follow_load)
+
+        def capture():
+            rest = state["rest"]
+            out = os.path.join(cluster.tmp, "wc.yaml")
+            r = subprocess.run([args.trimtab, "scenario", "from-flink", rest.base, "--job", JOB_ID,
+                                "--samples", "2", "--interval", "3 s", "-o", out],
+                               capture_output=True, text=True, timeout=120)
+            expect(r.returncode == 0, "scenario from-flink: exit %d: %s" % (r.returncode, r.stderr))
+            with open(out) as f:
+                scenario = yaml.safe_load(f)
+            vs = scenario["job"]["vertices"]
+            expect(len(vs) == 4 and all(v["parallelism"] == 1 for v in vs), vs)
+            expect(vs[0]["partitions"] == 8, vs[0])
+            expect(vs[0].get("initialBacklog", 0) > 0, "the backlog is captured: %s" % vs[0])
+            # 60k/s offered: the sources read less and the rest piles up; both count.
+            rate = scenario["workload"]["rate"]
+            expect(abs(rate - 60000) < 0.05 * 60000, "arrival rate %s, offered 60000" % rate)
+            # The saturated window vertex processes what it can: its capacity is below the load.
+            window = min(vs[1:], key=lambda v: v["capacityPerSubtask"])
+            expect(window["capacityPerSubtask"] < 60000, window)
+            sim = subprocess.run([args.trimtab, "simulate", "-q", out, "-p", "static,oracle",
+                                  "--json", "-"], capture_output=True, text=True, timeout=300)
+            expect(sim.returncode == 0, "simulate: exit %d: %s" % (sim.returncode, sim.stderr))
+            figures = {p["policy"]: p for p in json.loads(sim.stdout)["policies"]}
+            expect(figures["oracle"]["maxSlots"] > 1 and figures["static"]["sloViolationSeconds"] > 0,
+                   "the captured overload needs more than one slot: %s" %
+                   {k: (v["maxSlots"], v["sloViolationSeconds"]) for k, v in figures.items()})
+        c.run("scenario from-flink captures the overloaded job and simulate runs it", capture)
 
         def in_place_rescale():
             rest = state["rest"]
