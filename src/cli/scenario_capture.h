@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "adapters/flink/metrics_collector.h"
+#include "adapters/http/client.h"
 #include "common/clock.h"
 #include "common/status.h"
 

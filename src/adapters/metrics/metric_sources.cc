@@ -41,23 +41,13 @@ std::optional<double> ParseValue(const Json& pair) {
   return std::nullopt;
 }
 
+// REQUIRES: !values.empty().
 double Combine(const std::vector<double>& values, MetricAggregation a) {
-  switch (a) {
-    case MetricAggregation::kMax:
-      return *std::max_element(values.begin(), values.end());
-    case MetricAggregation::kMin:
-      return *std::min_element(values.begin(), values.end());
-    case MetricAggregation::kSum: {
-      double sum = 0;
-      for (double v : values) sum += v;
-      return sum;
-    }
-    case MetricAggregation::kAvg:
-      break;
-  }
+  if (a == MetricAggregation::kMax) return *std::max_element(values.begin(), values.end());
+  if (a == MetricAggregation::kMin) return *std::min_element(values.begin(), values.end());
   double sum = 0;
   for (double v : values) sum += v;
-  return sum / static_cast<double>(values.size());
+  return a == MetricAggregation::kSum ? sum : sum / static_cast<double>(values.size());
 }
 
 void ReplaceAll(std::string& text, std::string_view from, std::string_view to) {

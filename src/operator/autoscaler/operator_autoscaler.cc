@@ -5,12 +5,12 @@
 #include <set>
 #include <utility>
 
+#include "adapters/metrics/metric_sources.h"
 #include "core/flink/autoscaler_json.h"
 #include "core/flink/autoscaler_options.h"
 #include "core/flink/config_values.h"
 #include "core/flink/custom_metrics.h"
 #include "core/flink/cycle_with_chain.h"
-#include "adapters/metrics/metric_sources.h"
 #include "operator/autoscaler/state_documents.h"
 #include "plugins/builtin/builtin_plugins.h"
 #include "plugins/loader/chain_builder.h"
