@@ -4,7 +4,6 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
@@ -14,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "adapters/metrics/metric_sources.h"
 #include "common/duration.h"
 #include "common/number_format.h"
 #include "sim/key_groups.h"
@@ -231,23 +231,15 @@ StatusOr<std::string> FetchRateHistory(const RateHistory& h, TimePoint now) {
   }
   std::string base = h.prometheus_url;
   while (!base.empty() && base.back() == '/') base.pop_back();
-  http::ClientRequest request;
-  request.url = base + "/api/v1/query_range?query=" + http::UrlEncode(h.query) +
-                "&start=" + UnixSeconds(now - h.span) + "&end=" + UnixSeconds(now) +
-                "&step=" + FormatGeneral(h.step.count() / 1000.0, 6);
-  request.timeout = Millis(30000);
-  StatusOr<http::ClientResponse> response = h.http->Do(request);
-  if (!response.ok()) return Status(response.status().code(), what + ": " + std::string(response.status().message()));
-  const Json body = Json::parse(response->body, nullptr, false);
-  if (body.is_discarded() || !body.is_object()) {
-    return UnavailableError(what + ": HTTP " + std::to_string(response->status) +
-                            ", not a Prometheus API answer");
-  }
-  if (body.value("status", "") != "success") {
-    return FailedPreconditionError(what + ": Prometheus says " + body.value("errorType", "error") +
-                                   ": " + body.value("error", "(no message)"));
-  }
-  const Json result = body.value("data", Json::object()).value("result", Json::array());
+  TRIMTAB_ASSIGN_OR_RETURN(
+      const Json data,
+      adapters::PrometheusApiGet(*h.http,
+                                 base + "/api/v1/query_range?query=" + http::UrlEncode(h.query) +
+                                     "&start=" + UnixSeconds(now - h.span) +
+                                     "&end=" + UnixSeconds(now) +
+                                     "&step=" + FormatGeneral(h.step.count() / 1000.0, 6),
+                                 Millis(30000), what));
+  const Json result = data.value("result", Json::array());
   if (!result.is_array() || result.empty()) return NotFoundError(what + ": no series over the span");
   if (result.size() > 1) {
     return InvalidArgumentError(what + ": " + std::to_string(result.size()) +
@@ -262,12 +254,10 @@ StatusOr<std::string> FetchRateHistory(const RateHistory& h, TimePoint now) {
       return FailedPreconditionError(what + ": a point that is not [time, \"value\"]");
     }
     const double t = point[0].get<double>();
-    char* end = nullptr;
-    const std::string text = point[1].get<std::string>();
-    const double rate = std::strtod(text.c_str(), &end);
-    if (end == text.c_str() || *end != '\0' || !std::isfinite(rate)) continue;  // gaps stay gaps
+    const std::optional<double> rate = adapters::PrometheusSampleValue(point);
+    if (!rate || !std::isfinite(*rate)) continue;  // gaps stay gaps
     if (!first) first = t;
-    csv += FormatGeneral(t - *first, 10) + "," + FormatGeneral(std::max(0.0, rate), 8) + "\n";
+    csv += FormatGeneral(t - *first, 10) + "," + FormatGeneral(std::max(0.0, *rate), 8) + "\n";
     ++rows;
   }
   if (rows < 2) return NotFoundError(what + ": fewer than two numbers over the span");

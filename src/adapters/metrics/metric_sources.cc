@@ -25,8 +25,9 @@ std::string Describe(const MetricRequirement& m) {
   return "metric " + m.name + " (prometheus " + m.query + ")";
 }
 
-// A sample value as the API writes it: a string ("12.5", "NaN", "+Inf", "-Inf").
-std::optional<double> ParseValue(const Json& pair) {
+}  // namespace
+
+std::optional<double> PrometheusSampleValue(const Json& pair) {
   if (!pair.is_array() || pair.size() != 2 || !pair[1].is_string()) return std::nullopt;
   const std::string text = pair[1].get<std::string>();
   if (text == "NaN") return std::numeric_limits<double>::quiet_NaN();
@@ -40,6 +41,30 @@ std::optional<double> ParseValue(const Json& pair) {
   }
   return std::nullopt;
 }
+
+StatusOr<Json> PrometheusApiGet(const http::HttpClient& http, const std::string& url,
+                                Millis timeout, const std::string& what) {
+  http::ClientRequest request;
+  request.url = url;
+  request.timeout = timeout;
+  StatusOr<http::ClientResponse> response = http.Do(request);
+  if (!response.ok()) {
+    return Status(response.status().code(), what + ": " + std::string(response.status().message()));
+  }
+  const Json body = Json::parse(response->body, nullptr, false);
+  if (body.is_discarded() || !body.is_object()) {
+    return UnavailableError(what + ": HTTP " + std::to_string(response->status) +
+                            ", not a Prometheus API answer");
+  }
+  if (body.value("status", "") != "success") {
+    return (response->status >= 500 ? UnavailableError : FailedPreconditionError)(
+        what + ": Prometheus says " + body.value("errorType", "error") + ": " +
+        body.value("error", "(no message)"));
+  }
+  return body.value("data", Json::object());
+}
+
+namespace {
 
 // REQUIRES: !values.empty().
 double Combine(const std::vector<double>& values, MetricAggregation a) {
@@ -109,30 +134,17 @@ std::string PrometheusMetricSource::ExpandQuery(const MetricFetchJob& job,
 StatusOr<std::vector<PrometheusMetricSource::Series>> PrometheusMetricSource::Query(
     const MetricFetchJob& job, const MetricRequirement& m) const {
   if (!options_.http) return InternalError("prometheus source: no HTTP client");
-  http::ClientRequest request;
-  request.url = options_.url + "/api/v1/query?query=" + http::UrlEncode(ExpandQuery(job, m.query));
-  request.timeout = options_.timeout;
-  StatusOr<http::ClientResponse> response = options_.http->Do(request);
-  if (!response.ok()) {
-    return Status(response.status().code(),
-                  Describe(m) + ": " + std::string(response.status().message()));
-  }
-  const Json body = Json::parse(response->body, nullptr, false);
-  if (body.is_discarded() || !body.is_object()) {
-    return UnavailableError(Describe(m) + ": HTTP " + std::to_string(response->status) +
-                            ", not a Prometheus API answer");
-  }
-  if (body.value("status", "") != "success") {
-    return (response->status >= 500 ? UnavailableError : FailedPreconditionError)(
-        Describe(m) + ": Prometheus says " + body.value("errorType", "error") + ": " +
-        body.value("error", "(no message)"));
-  }
-  const Json data = body.value("data", Json::object());
+  TRIMTAB_ASSIGN_OR_RETURN(
+      const Json data,
+      PrometheusApiGet(*options_.http,
+                       options_.url + "/api/v1/query?query=" +
+                           http::UrlEncode(ExpandQuery(job, m.query)),
+                       options_.timeout, Describe(m)));
   const std::string type = data.value("resultType", "");
   const Json result = data.value("result", Json());
   std::vector<Series> out;
   if (type == "scalar") {
-    std::optional<double> v = ParseValue(result);
+    std::optional<double> v = PrometheusSampleValue(result);
     if (!v) return FailedPreconditionError(Describe(m) + ": a scalar without a number");
     out.push_back({{}, *v});
     return out;
@@ -143,7 +155,7 @@ StatusOr<std::vector<PrometheusMetricSource::Series>> PrometheusMetricSource::Qu
                                    ", not an instant vector or a scalar");
   }
   for (const Json& series : result) {
-    std::optional<double> v = ParseValue(series.value("value", Json()));
+    std::optional<double> v = PrometheusSampleValue(series.value("value", Json()));
     if (!v) return FailedPreconditionError(Describe(m) + ": a series without a number");
     Series s;
     s.value = *v;

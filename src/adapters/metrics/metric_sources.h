@@ -33,6 +33,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "adapters/http/client.h"
@@ -48,6 +49,17 @@ struct PrometheusSourceOptions {
   Millis timeout{10000};                   // per query
   std::string flink_job_id;                // for {{jobId}}
 };
+
+// GET `url` (a Prometheus HTTP API query) and the answer's `data`, or an error starting with
+// `what`: the transport's, an answer that is not the API's JSON envelope (Unavailable), or the
+// API's own errorType and error (Unavailable for 5xx, else FailedPrecondition). Shared by the
+// instant queries here and `trimtab scenario from-flink`'s query_range.
+StatusOr<Json> PrometheusApiGet(const http::HttpClient& http, const std::string& url,
+                                Millis timeout, const std::string& what);
+
+// A sample value as the API writes it ("12.5", "NaN", "+Inf", "-Inf"), from a [time, "value"]
+// pair; nullopt for anything else.
+std::optional<double> PrometheusSampleValue(const Json& pair);
 
 class PrometheusMetricSource final : public core::flink::MetricSource {
  public:
