@@ -49,7 +49,8 @@ HpaDecision Reconcile(const HpaInput& input, const HpaState& state,
   bool rescale = true;
   d.normalization.recommendation = current;
 
-  if (current == 0 && !(input.scaled_to_zero && (min_replicas != 0 || object_or_external))) {
+  const bool from_zero = options.scale_to_zero && input.scaled_to_zero;
+  if (current == 0 && !(from_zero && (min_replicas != 0 || object_or_external))) {
     // A target scaled to zero by someone else pauses the HPA.
     desired = 0;
     rescale = false;
@@ -100,7 +101,7 @@ HpaDecision Reconcile(const HpaInput& input, const HpaState& state,
                  {"ScalingLimited", desired == d.normalization.stabilized ? "False" : "True",
                   d.normalization.limit_reason, d.normalization.limit_message});
     // Scaling from zero never lands below minReplicas.
-    if (current == 0 && min_replicas != 0 && input.scaled_to_zero && desired < min_replicas) {
+    if (current == 0 && min_replicas != 0 && from_zero && desired < min_replicas) {
       desired = min_replicas;
       d.normalization.desired = desired;
     }
@@ -116,7 +117,9 @@ HpaDecision Reconcile(const HpaInput& input, const HpaState& state,
                                  "the HPA controller was able to update the target scale to " +
                                      std::to_string(desired)});
     StoreScaleEvent(spec.behavior, current, desired, input.now, &d.state);
-    if (current > 0 && desired == 0 && min_replicas == 0 && object_or_external) {
+    if (!options.scale_to_zero) {
+      // The gate is off: upstream removes the condition (none is reported).
+    } else if (current > 0 && desired == 0 && min_replicas == 0 && object_or_external) {
       SetCondition(&d.conditions, {"ScaledToZero", "True", "ScaledToZero",
                                    "the HPA controller scaled the target to zero replicas"});
     } else {

@@ -2,7 +2,7 @@
 // what the metrics APIs return and the persisted history, decide the desired replica count and
 // report every reason. Faithful to kube-controller-manager's horizontal pod autoscaler,
 // including the zero / above-max / below-min branches and the KEP-2021 scale-from-zero rules
-// (HPAScaleToZero treated as enabled).
+// (HPAScaleToZero: HpaControllerOptions::scale_to_zero, on for `trimtab eval hpa`).
 //
 // Usage:
 //   HpaInput in{.spec = spec, .spec_replicas = 3, .status_replicas = 3, .observed = obs,
@@ -34,6 +34,9 @@ struct HpaControllerOptions {
   double tolerance = 0.1;  // --horizontal-pod-autoscaler-tolerance
   ReplicaCalculatorOptions replica_calculator;
   NormalizationOptions normalization;
+  // The HPAScaleToZero feature gate. Off: a target at zero replicas always pauses the HPA and no
+  // ScaledToZero condition is reported (a real cluster's default).
+  bool scale_to_zero = true;
 };
 
 struct HpaInput {

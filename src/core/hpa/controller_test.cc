@@ -252,6 +252,15 @@ TEST(ReconcileTest, ScaleToZeroAndBackWithObjectMetric) {
   from_zero.scaled_to_zero = false;
   EXPECT_EQ(Reason(Reconcile(from_zero, to_zero.state, HpaControllerOptions{}), "ScalingActive"),
             "False/ScalingDisabled");
+
+  // HPAScaleToZero off: no ScaledToZero condition, and zero always pauses the HPA.
+  HpaControllerOptions gate_off;
+  gate_off.scale_to_zero = false;
+  EXPECT_EQ(Reason(Reconcile(in, state, gate_off), "ScaledToZero"), "absent");
+  from_zero.scaled_to_zero = true;
+  HpaDecision paused = Reconcile(from_zero, to_zero.state, gate_off);
+  EXPECT_FALSE(paused.rescale);
+  EXPECT_EQ(Reason(paused, "ScalingActive"), "False/ScalingDisabled");
 }
 
 TEST(ReconcileTest, BehaviorToleranceOverridesPerDirection) {

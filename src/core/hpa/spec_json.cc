@@ -386,7 +386,8 @@ Json MetricSelectorToJson(const MetricSelector& selector) {
   return out;
 }
 
-StatusOr<HpaSpec> HpaSpecFromJson(const Json& json, const std::string& path) {
+StatusOr<HpaSpec> HpaSpecFromJson(const Json& json, const std::string& path,
+                                  const HpaSpecOptions& options) {
   JsonReader r(json, path);
   TRIMTAB_RETURN_IF_ERROR(r.ExpectObject());
   HpaSpec spec;
@@ -433,10 +434,11 @@ StatusOr<HpaSpec> HpaSpecFromJson(const Json& json, const std::string& path) {
     cpu.target.average_utilization = 80;
     spec.metrics.push_back(cpu);
   }
-  // Replica bounds (minReplicas may be 0: HPAScaleToZero).
-  if (spec.min_replicas && *spec.min_replicas < 0) {
+  // Replica bounds (minReplicas may be 0 with HPAScaleToZero).
+  const int32_t min_bound = options.scale_to_zero || options.old_min_replicas_zero ? 0 : 1;
+  if (spec.min_replicas && *spec.min_replicas < min_bound) {
     return Invalid(r.FieldPath("minReplicas"), std::to_string(*spec.min_replicas),
-                   "must be greater than or equal to 0");
+                   "must be greater than or equal to " + std::to_string(min_bound));
   }
   if (spec.max_replicas < 1) {
     return Invalid(r.FieldPath("maxReplicas"), std::to_string(spec.max_replicas),

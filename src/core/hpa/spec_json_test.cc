@@ -190,5 +190,18 @@ TEST(HpaStateJsonTest, RoundTripsAndRejectsBadInput) {
   EXPECT_EQ(bad_time.status().message().rfind("state.recommendations[0].timestamp: ", 0), 0u);
 }
 
+TEST(HpaSpecFromJsonTest, MinReplicasZeroNeedsTheScaleToZeroGate) {
+  const Json spec = J(R"({"minReplicas": 0, "maxReplicas": 3, "metrics": [{"type": "External",
+      "external": {"metric": {"name": "q"}, "target": {"type": "Value", "value": "1"}}}]})");
+  EXPECT_TRUE(HpaSpecFromJson(spec, "spec").ok());
+  auto off = HpaSpecFromJson(spec, "spec", {.scale_to_zero = false});
+  ASSERT_FALSE(off.ok());
+  EXPECT_EQ(off.status().message(),
+            "spec.minReplicas: Invalid value: 0: must be greater than or equal to 1");
+  // Ratcheting: an object stored with 0 keeps it.
+  EXPECT_TRUE(
+      HpaSpecFromJson(spec, "spec", {.scale_to_zero = false, .old_min_replicas_zero = true}).ok());
+}
+
 }  // namespace
 }  // namespace trimtab::core::hpa
