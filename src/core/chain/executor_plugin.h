@@ -21,6 +21,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,7 @@
 #include "common/status.h"
 #include "core/chain/cycle_state.h"
 #include "core/chain/metric_requirements.h"
+#include "core/chain/queue_headroom.h"
 #include "core/scaling_types.h"
 
 namespace trimtab::core {
@@ -63,6 +65,9 @@ struct ExecutorContext {
   EvaluatedMetrics metrics;    // evaluated metrics of this cycle (including custom metrics)
   JobTopology topology;        // the running job graph with current parallelism
   std::vector<JobFootprint> fleet;  // other jobs (this job excluded); empty when unknown
+  // The job's Volcano queue and the free room on the nodes, when its TaskManagers are in a
+  // Volcano queue (the operator fills it; nullopt otherwise and in standalone modes).
+  std::optional<QueueHeadroom> queue;
 };
 
 // A plugin's answer.

@@ -2,6 +2,7 @@
 
 #include "plugins/budget_cap/budget_cap.h"
 #include "plugins/multi_job_coordinator/multi_job_coordinator.h"
+#include "plugins/queue_capacity/queue_capacity.h"
 #include "plugins/resource_gate/resource_gate.h"
 #include "plugins/restart_cost_gate/restart_cost_gate.h"
 #include "plugins/source_aligned/source_aligned.h"
@@ -12,6 +13,7 @@ namespace trimtab::plugins {
 Status RegisterBuiltinExecutorPlugins(core::ExecutorPluginRegistry& registry) {
   TRIMTAB_RETURN_IF_ERROR(RegisterBudgetCap(registry));
   TRIMTAB_RETURN_IF_ERROR(RegisterMultiJobCoordinator(registry));
+  TRIMTAB_RETURN_IF_ERROR(RegisterQueueCapacity(registry));
   TRIMTAB_RETURN_IF_ERROR(RegisterResourceGate(registry));
   TRIMTAB_RETURN_IF_ERROR(RegisterRestartCostGate(registry));
   TRIMTAB_RETURN_IF_ERROR(RegisterSourceAligned(registry));

@@ -4,6 +4,7 @@
 //
 //   budget-cap             src/plugins/budget_cap
 //   multi-job-coordinator  src/plugins/multi_job_coordinator
+//   queue-capacity         src/plugins/queue_capacity
 //   resource-gate          src/plugins/resource_gate
 //   restart-cost-gate      src/plugins/restart_cost_gate
 //   source-aligned         src/plugins/source_aligned

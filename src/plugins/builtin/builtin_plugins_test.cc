@@ -19,8 +19,9 @@ TEST(BuiltinPluginsTest, RegistersEveryInTreeTypeOnce) {
   core::ExecutorPluginRegistry registry;
   ASSERT_TRUE(RegisterBuiltinExecutorPlugins(registry).ok());
   EXPECT_EQ(registry.Types(),
-            (std::vector<std::string>{"budget-cap", "multi-job-coordinator", "resource-gate",
-                                      "restart-cost-gate", "source-aligned", "webhook"}));
+            (std::vector<std::string>{"budget-cap", "multi-job-coordinator", "queue-capacity",
+                                      "resource-gate", "restart-cost-gate", "source-aligned",
+                                      "webhook"}));
   EXPECT_EQ(RegisterBuiltinExecutorPlugins(registry).code(), StatusCode::kAlreadyExists);
 }
 
