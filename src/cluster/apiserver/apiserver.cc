@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "cluster/apiserver/auth/auth_layer.h"
 #include "cluster/apiserver/builtin_types.h"
 #include "cluster/apiserver/crd.h"
 #include "cluster/apiserver/gc.h"
@@ -89,12 +90,18 @@ Status ApiServer::Init(ApiServerOptions options) {
   TRIMTAB_RETURN_IF_ERROR(lifecycle_->Start());
   handler_ = std::make_unique<ApiHandler>(objects_.get(), watches_.get(), options.pod_logs);
   ApiHandler* handler = handler_.get();
+  // Authentication, RBAC and the review/token APIs in front of the handler (auth_layer.h).
+  TRIMTAB_ASSIGN_OR_RETURN(auth_, auth::AuthLayer::Create({.objects = objects_.get(),
+                                                           .data_dir = options.data_dir}));
+  TRIMTAB_RETURN_IF_ERROR(auth_->Bootstrap());
+  auth::AuthLayer* auth = auth_.get();
+  http::HttpHandler next = [handler](const http::HttpRequest& r) { return handler->Handle(r); };
   TRIMTAB_ASSIGN_OR_RETURN(
       http_, http::HttpServer::Create({.address = options.address,
                                        .port = options.port,
                                        .threads = options.threads},
-                                      [handler](const http::HttpRequest& r) {
-                                        return handler->Handle(r);
+                                      [auth, next](const http::HttpRequest& r) {
+                                        return auth->Serve(r, next);
                                       }));
   spdlog::info("apiserver: serving on {} (store revision {})", http_->base_url(),
                store_->Revision());

@@ -46,6 +46,9 @@ struct ApiServerOptions {
   std::chrono::milliseconds lifecycle_period{std::chrono::seconds(2)};
 };
 
+namespace auth {
+class AuthLayer;
+}
 class ClusterIpAllocator;
 class GarbageCollector;
 class LifecycleController;
@@ -71,6 +74,7 @@ class ApiServer {
   GarbageCollector* gc() { return gc_.get(); }
   LifecycleController* lifecycle() { return lifecycle_.get(); }
   WatchHub* watches() { return watches_.get(); }
+  auth::AuthLayer* auth() { return auth_.get(); }  // authn/authz, RBAC (auth/auth_layer.h)
 
  private:
   ApiServer() = default;
@@ -84,6 +88,7 @@ class ApiServer {
   std::unique_ptr<GarbageCollector> gc_;
   std::unique_ptr<LifecycleController> lifecycle_;
   std::unique_ptr<ApiHandler> handler_;
+  std::unique_ptr<auth::AuthLayer> auth_;
   std::unique_ptr<http::HttpServer> http_;
 };
 

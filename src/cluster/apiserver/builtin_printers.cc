@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cluster/apiserver/auth/rbac_types.h"
 #include "cluster/apiserver/table.h"
 
 namespace trimtab::cluster {
@@ -464,6 +465,7 @@ std::optional<Json> BuiltinCell(const ResourceType& type, const PrinterColumn& c
   if (col == "Created At") return S(At(obj, {"metadata", "creationTimestamp"}));
   const std::string& kind = type.kind;
   if (kind == "Pod") return PodCell(col, obj, now);
+  if (auto rbac = auth::RbacCell(kind, col, obj)) return rbac;
   if (kind == "Deployment") return DeploymentCell(col, obj);
   if (kind == "ReplicaSet") return ReplicaSetCell(col, obj);
   if (kind == "Endpoints" && col == "Endpoints") return EndpointsList(obj);

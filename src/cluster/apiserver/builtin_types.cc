@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cluster/apiserver/auth/rbac_types.h"
 #include "cluster/apiserver/builtin_schemas.h"
 
 namespace trimtab::cluster {
@@ -347,11 +348,13 @@ ResourceType CustomResourceDefinitions() {
 }  // namespace
 
 std::vector<ResourceType> BuiltinTypes() {
-  return {Namespaces(),      Pods(),           Services(),        ConfigMaps(),
+  std::vector<ResourceType> types = {Namespaces(),      Pods(),           Services(),        ConfigMaps(),
           Secrets(),         CoreEvents(),     Nodes(),           EndpointsType(),
           ServiceAccounts(), Deployments(),    ReplicaSets(),     EventsV1(),
           Leases(),          PriorityClasses(), HorizontalPodAutoscalers(),
           EndpointSlices(),  CustomResourceDefinitions()};
+  for (ResourceType& t : auth::AuthResourceTypes()) types.push_back(std::move(t));
+  return types;
 }
 
 void RegisterBuiltinTypes(ResourceRegistry& registry) {

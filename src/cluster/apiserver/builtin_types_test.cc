@@ -64,7 +64,9 @@ TEST(BuiltinTypes, RegistersTheKindsKubectlNeeds) {
   EXPECT_TRUE(registry.Find("", "v1", "endpoints").has_value());
   EXPECT_TRUE(registry.Find("", "v1", "serviceaccounts").has_value());
   EXPECT_TRUE(registry.Find("discovery.k8s.io", "v1", "endpointslices").has_value());
-  EXPECT_EQ(registry.List().size(), 17u);
+  // 17 workload and API kinds, 4 RBAC kinds and 6 authentication/authorization reviews.
+  EXPECT_TRUE(registry.Find("rbac.authorization.k8s.io", "v1", "clusterrolebindings").has_value());
+  EXPECT_EQ(registry.List().size(), 27u);
 }
 
 TEST(BuiltinTypes, EverySchemaIsStructural) {

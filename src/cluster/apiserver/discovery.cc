@@ -147,6 +147,9 @@ std::vector<Subresource> SubresourcesOf(const ResourceType& t) {
     out.push_back({"eviction", "policy", "v1", "Eviction", {"create"}});
     out.push_back({"log", "", "", t.kind, {"get"}});
   }
+  if (t.group.empty() && t.plural == "serviceaccounts") {  // auth_layer.h serves it
+    out.push_back({"token", "authentication.k8s.io", "v1", "TokenRequest", {"create"}});
+  }
   if (t.scale_subresource) {
     out.push_back({"scale", "autoscaling", "v1", "Scale", {"get", "patch", "update"}});
   }

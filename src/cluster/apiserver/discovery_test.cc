@@ -87,7 +87,9 @@ TEST_F(DiscoveryTest, LegacyGroupListInApiserverOrder) {
   EXPECT_EQ(doc["kind"], "APIGroupList");
   std::vector<std::string> names;
   for (const Json& g : doc["groups"]) names.push_back(g["name"]);
-  EXPECT_THAT(names, ElementsAre("apps", "events.k8s.io", "autoscaling", "apiextensions.k8s.io",
+  EXPECT_THAT(names, ElementsAre("apps", "events.k8s.io", "authentication.k8s.io",
+                                 "authorization.k8s.io", "autoscaling",
+                                 "rbac.authorization.k8s.io", "apiextensions.k8s.io",
                                  "scheduling.k8s.io", "coordination.k8s.io", "discovery.k8s.io"));
   EXPECT_EQ(doc["groups"][0]["preferredVersion"]["groupVersion"], "apps/v1");
   Json group = Get("/apis/apps", "application/json");

@@ -189,7 +189,8 @@ std::string RandomNameSuffix(int n) {
 
 std::string ValidateObjectName(const ResourceType& type, std::string_view name) {
   if (name.empty()) return "name or generateName is required";
-  if (type.is_crd) {
+  // Custom resources and RBAC objects (system:discovery) only need a valid path segment.
+  if (type.is_crd || type.group == "rbac.authorization.k8s.io") {
     if (name == "." || name == "..") return "may not be '.' or '..'";
     if (name.find('/') != std::string_view::npos || name.find('%') != std::string_view::npos) {
       return "may not contain '/' or '%'";

@@ -3,6 +3,8 @@
 #include <string>
 #include <utility>
 
+#include "cluster/apiserver/auth/protobuf_auth.h"
+
 namespace trimtab::cluster {
 
 namespace {
@@ -363,7 +365,7 @@ ApiError Unsupported(std::string what) {
   return UnsupportedMediaType(
       std::move(what) +
       "; this server decodes protobuf request bodies only for v1 Namespace, ConfigMap and "
-      "Secret - send JSON instead, e.g. `kubectl create ... --dry-run=client -o yaml | "
+      "Secret and the authentication/authorization reviews and TokenRequest - send JSON instead, e.g. `kubectl create ... --dry-run=client -o yaml | "
       "kubectl apply -f -`");
 }
 
@@ -487,6 +489,8 @@ ApiResult<Json> DecodeProtobufBody(std::string_view body) {
     decoded = DecodeConfigMap(env->raw, std::move(shell));
   } else if (env->api_version == "v1" && env->kind == "Secret") {
     decoded = DecodeSecret(env->raw, std::move(shell));
+  } else if (auto review = auth::DecodeAuthProtobuf(env->api_version, env->kind, env->raw)) {
+    decoded = std::move(*review);
   } else {
     std::string gvk =
         env->api_version.empty() ? env->kind : env->api_version + ", Kind=" + env->kind;
