@@ -48,6 +48,8 @@ Status ApiServer::Init(ApiServerOptions options) {
   TRIMTAB_ASSIGN_OR_RETURN(cluster_ips_,
                            ClusterIpAllocator::Create(options.service_cluster_ip_range));
   objects_->SetClusterIpAllocator(cluster_ips_.get());
+  objects_->SetFeatureGates(options.feature_gates);
+  if (options.metrics) RegisterMetricsApis(*registry_, *options.metrics);
   if (auto svc_type = registry_->Find("", "v1", "services")) {
     auto services = objects_->List(*svc_type, "", ListOptions{});
     if (!services.ok()) {
@@ -89,6 +91,9 @@ Status ApiServer::Init(ApiServerOptions options) {
   TRIMTAB_RETURN_IF_ERROR(gc_->Start());
   TRIMTAB_RETURN_IF_ERROR(lifecycle_->Start());
   handler_ = std::make_unique<ApiHandler>(objects_.get(), watches_.get(), options.pod_logs);
+  if (options.metrics) {
+    handler_->SetMetricsApis(std::make_shared<MetricsApis>(objects_.get(), options.metrics));
+  }
   ApiHandler* handler = handler_.get();
   // Authentication, RBAC and the review/token APIs in front of the handler (auth_layer.h).
   TRIMTAB_ASSIGN_OR_RETURN(auth_, auth::AuthLayer::Create({.objects = objects_.get(),

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "cluster/apiserver/handlers.h"
+#include "cluster/apiserver/metrics_apis.h"
 #include "cluster/apiserver/object_service.h"
 #include "cluster/apiserver/resource_registry.h"
 #include "cluster/store/store.h"
@@ -44,6 +45,10 @@ struct ApiServerOptions {
   int64_t compact_min_retain = 1000;
   std::chrono::milliseconds gc_period{std::chrono::seconds(10)};
   std::chrono::milliseconds lifecycle_period{std::chrono::seconds(2)};
+  // Kubernetes feature gates (HPAScaleToZero changes HPA validation).
+  FeatureGates feature_gates;
+  // Serves metrics.k8s.io and external.metrics.k8s.io (metrics_apis.h); null: not served.
+  std::shared_ptr<MetricsProvider> metrics;
 };
 
 namespace auth {

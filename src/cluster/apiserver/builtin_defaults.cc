@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cluster/apiserver/hpa_rules.h"
 #include "common/quantity.h"
 
 namespace trimtab::cluster {
@@ -191,6 +192,8 @@ void ApplyBuiltinDefaults(const ResourceType& type, Json* object, bool create) {
   } else if (type.group == "apps" && type.plural == "replicasets") {
     SetIfAbsent(Obj(*object, "spec"), "replicas", 1);
     DefaultTemplate(*object);
+  } else if (type.group == "autoscaling" && type.plural == "horizontalpodautoscalers") {
+    DefaultHorizontalPodAutoscaler(object);
   }
 }
 

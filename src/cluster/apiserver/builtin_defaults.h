@@ -13,6 +13,7 @@
 //   deployments  replicas 1, strategy RollingUpdate with maxUnavailable/maxSurge 25%,
 //                revisionHistoryLimit 10, progressDeadlineSeconds 600, template pod spec
 //   replicasets  replicas 1, template pod spec
+//   hpas         autoscaling/v2 defaults (hpa_rules.h)
 //   services     type ClusterIP, sessionAffinity None, internalTrafficPolicy Cluster, ports'
 //                protocol TCP and targetPort = port (clusterIP allocation: service_ips.h)
 //

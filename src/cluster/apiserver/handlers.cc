@@ -52,6 +52,9 @@ HttpResponse ApiHandler::Route(const HttpRequest& request) {
     res.headers.emplace_back("Vary", "Accept");
     return res;
   }
+  if (metrics_) {
+    if (auto served = metrics_->Serve(request)) return std::move(*served);
+  }
   if (request.method == "GET") {
     if (path.rfind("/openapi/", 0) == 0 || path == "/openapi") {
       auto doc = ServeOpenApi(*objects_->registry(), path);

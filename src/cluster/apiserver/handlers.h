@@ -8,6 +8,7 @@
 //                                                apply), delete, deletecollection; subresources
 //                                                status, scale, pods/log, pods/binding,
 //                                                pods/eviction, namespaces/finalize
+//   /apis/{metrics,external.metrics}.k8s.io/...  the metrics APIs (metrics_apis.h), when set
 //
 // Request bodies are JSON (YAML accepted too) or, for a few core kinds, Kubernetes protobuf
 // (protobuf_decode.h; other kinds get 415). Every error is a
@@ -25,6 +26,7 @@
 #include <string>
 
 #include "adapters/http/server.h"
+#include "cluster/apiserver/metrics_apis.h"
 #include "cluster/apiserver/object_service.h"
 #include "cluster/apiserver/request_info.h"
 #include "cluster/apiserver/watch.h"
@@ -39,6 +41,8 @@ class ApiHandler {
   ApiHandler(ObjectService* objects, WatchHub* watches, PodLogProvider pod_logs);
 
   http::HttpResponse Handle(const http::HttpRequest& request);
+  // Serves the metrics APIs (metrics_apis.h) too. Call before serving requests.
+  void SetMetricsApis(std::shared_ptr<MetricsApis> metrics) { metrics_ = std::move(metrics); }
 
   struct Call;  // one request being served (internal; defined in handler_util.h)
 
@@ -61,6 +65,7 @@ class ApiHandler {
   ObjectService* objects_;
   WatchHub* watches_;
   PodLogProvider pod_logs_;
+  std::shared_ptr<MetricsApis> metrics_;
 };
 
 }  // namespace trimtab::cluster

@@ -19,6 +19,7 @@ bool Interesting(const StoreEvent& e) {
 std::vector<ResourceType> StorageTypes(const ResourceRegistry& registry) {
   std::map<std::string, ResourceType> by_resource;
   for (auto& t : registry.List()) {
+    if (t.aggregated) continue;
     std::string key = t.group + "/" + t.plural;
     auto it = by_resource.find(key);
     if (it == by_resource.end() || (t.storage_version && !it->second.storage_version)) {

@@ -4,6 +4,7 @@
 
 #include "cluster/apiserver/builtin_defaults.h"
 #include "cluster/apiserver/crd.h"
+#include "cluster/apiserver/hpa_rules.h"
 #include "cluster/apiserver/object_meta.h"
 #include "cluster/apiserver/service_ips.h"
 
@@ -259,13 +260,19 @@ ApiResult<bool> ObjectService::CheckNamespace(const ResourceType& type, std::str
 }
 
 ApiResult<Json> ObjectService::Validate(const ResourceType& type, Json object,
-                                        const WriteOptions& options) {
+                                        const WriteOptions& options, const Json* old,
+                                        bool spec_rules) {
   std::vector<Json> causes;
   std::vector<std::string> unknown;
   Json checked = object;
   Status s = ValidateAndDefault(type, &checked, &causes, &unknown);
   std::string name = MetaString(object, "name");
   if (!s.ok()) return Invalid(type, name, s.message(), std::move(causes));
+  if (spec_rules && type.group == "autoscaling" && type.plural == "horizontalpodautoscalers") {
+    HpaValidation hpa = ValidateHorizontalPodAutoscaler(&object, old, gates_);
+    if (!hpa.causes.empty()) return Invalid(type, name, std::move(hpa.causes));
+    unknown.insert(unknown.end(), hpa.unknown_fields.begin(), hpa.unknown_fields.end());
+  }
   if (!unknown.empty()) {
     if (options.field_validation == "Strict") return BadRequest(StrictDecodingMessage(unknown));
     if (options.field_validation != "Ignore" && options.warnings) {
@@ -501,7 +508,7 @@ ApiResult<Json> ObjectService::WriteUpdate(const ResourceType& type, std::string
     auto types = ResourceTypesFromCrd(result, &causes);
     if (!types.ok()) return Invalid(type, name, types.status().message(), std::move(causes));
   }
-  auto validated = Validate(type, std::move(result), options);
+  auto validated = Validate(type, std::move(result), options, &current, subresource.empty());
   if (!validated.ok()) return validated;
   result = std::move(*validated);
   if (HasGeneration(type) && SpecChanged(current, result)) {

@@ -35,6 +35,7 @@
 #include "cluster/apiserver/resource_registry.h"
 #include "cluster/store/store.h"
 #include "common/clock.h"
+#include "common/feature_gates.h"
 #include "common/json.h"
 #include "common/label_selector.h"
 
@@ -91,6 +92,8 @@ class ObjectService {
   // Services get clusterIPs from `allocator` (may be null: clusterIPs are then stored as sent).
   // Call before serving requests. `allocator` must outlive the service.
   void SetClusterIpAllocator(ClusterIpAllocator* allocator) { cluster_ips_ = allocator; }
+  // The feature gates validation follows (HPAScaleToZero). Call before serving requests.
+  void SetFeatureGates(FeatureGates gates) { gates_ = std::move(gates); }
 
   Store* store() const { return store_; }
   ResourceRegistry* registry() const { return registry_; }
@@ -130,7 +133,10 @@ class ObjectService {
                               std::string_view name, const Json& current, Json desired,
                               std::string_view subresource, const WriteOptions& options,
                               bool* retry);
-  ApiResult<Json> Validate(const ResourceType& type, Json object, const WriteOptions& options);
+  // `old` is the stored object of an update (null on create); `spec_rules` runs the kind's own
+  // validation (HPAs: hpa_rules.h), which a status write skips.
+  ApiResult<Json> Validate(const ResourceType& type, Json object, const WriteOptions& options,
+                           const Json* old = nullptr, bool spec_rules = true);
   ApiResult<bool> CheckNamespace(const ResourceType& type, std::string_view ns,
                                  std::string_view name) const;
   // Bookkeeping once an object has left storage (frees a Service's clusterIP).
@@ -140,6 +146,7 @@ class ObjectService {
   ResourceRegistry* registry_;
   Clock* clock_;
   ClusterIpAllocator* cluster_ips_ = nullptr;
+  FeatureGates gates_;
 };
 
 // Serialises an object for storage (without metadata.resourceVersion).

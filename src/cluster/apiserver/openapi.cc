@@ -317,7 +317,7 @@ std::map<std::string, std::vector<ResourceType>> TypesByGroupVersion(
     const ResourceRegistry& registry) {
   std::map<std::string, std::vector<ResourceType>> out;
   for (ResourceType& t : registry.List()) {
-    if (!t.served) continue;
+    if (!t.served || t.aggregated) continue;
     std::string key = t.group.empty() ? "api/" + t.version : "apis/" + t.group + "/" + t.version;
     out[key].push_back(std::move(t));
   }

@@ -56,6 +56,9 @@ struct ResourceType {
   bool storage_version = true;  // the version objects are stored in (CRDs: spec.versions[].storage)
   bool served = true;
   bool is_crd = false;
+  // Served by the metrics APIs (metrics_apis.h) like an APIService-backed group: listed in
+  // discovery, never stored, no OpenAPI.
+  bool aggregated = false;
   // The OpenAPI v3 schema of the whole object (CRD: spec.versions[].schema.openAPIV3Schema).
   // Built-in kinds carry a schema sufficient for discovery/OpenAPI and kubectl's validation.
   Json schema;
