@@ -64,11 +64,14 @@ Policies:
 Figures per policy (the table, the JSON and the HTML report):
   slot-h / slotHours        slots in use (largest vertex parallelism) integrated over time
   x oracle / ratioToOracle  slot-hours divided by the oracle's: the cost above the lower bound
-  SLO viol                  time with lag (pending records / input rate) above slo.lag
+  SLO viol                  time with lag above slo.lag, restarts included (lag: the age of
+                            the oldest record not yet processed)
   outside restarts          the part of it outside restart windows (a rescale until lag is back
-                            under the SLO, at most 5 min after the restart ended)
-  max lag                   the largest lag, in seconds of input
-  rescales, downtime        restarts caused by the policy and their total downtime
+                            under the SLO, at most 5 min after the restart ended); a diagnostic
+  max lag                   the largest lag
+  rescales, per day         restarts caused by the policy, and per simulated day
+  flaps                     scale-downs undone by a scale-up within 15 min / scale-downs
+  downtime                  the restarts' total downtime
   converge                  after each workload change: rescales until the next change, and time
                             until the last restart ended and lag stayed under the SLO
   job-d/CPU-s               simulated job-days per CPU-second (timing; not in the JSON)
@@ -205,16 +208,10 @@ int RunSimulate(const SimulateFlags& flags) {
 
   const bool json_stdout = flags.json_out == "-";
   const std::string table =
-      sim::ComparisonTable(run->report, /*include_timing=*/true, &run->restarts);
+      sim::ComparisonTable(run->report, /*include_timing=*/true);
   (json_stdout ? std::cerr : std::cout) << table;
   if (!flags.json_out.empty()) {
-    // The simulator's report plus, per policy, the violation outside restart windows.
-    Json j = sim::ReportToJson(run->report, /*include_timing=*/false);
-    for (size_t i = 0; i < run->restarts.size() && i < j["policies"].size(); ++i) {
-      const double outside = run->restarts[i].violation_outside_restarts_seconds;
-      j["policies"][i]["sloViolationOutsideRestartsSeconds"] = std::round(outside * 1e4) / 1e4;
-    }
-    const std::string json = j.dump(2) + "\n";
+    const std::string json = sim::ReportToText(run->report, /*include_timing=*/false);
     if (json_stdout) {
       std::cout << json;
     } else if (Status s = WriteText(flags.json_out, json); !s.ok()) {

@@ -155,7 +155,8 @@ std::string ParallelismText(const std::map<VertexId, int>& p) {
 std::string ComparisonHtml(const SimulationReport& r) {
   std::string h =
       "<table><tr><th>policy</th><th>slot-hours</th><th>&times; oracle</th><th>SLO violation</th>"
-      "<th>max lag</th><th>rescales</th><th>downtime</th><th>steps to converge (max)</th>"
+      "<th>outside restarts</th><th>max lag</th><th>rescales</th><th>per day</th>"
+      "<th>scale-downs undone</th><th>downtime</th><th>steps to converge (max)</th>"
       "<th>longest convergence</th><th>never converged</th></tr>\n";
   for (const PolicyReport& p : r.policies) {
     int steps = 0, never = 0;
@@ -165,14 +166,21 @@ std::string ComparisonHtml(const SimulationReport& r) {
       if (c.seconds_to_converge) longest = std::max(longest, *c.seconds_to_converge); else ++never;
     }
     const bool changes = !p.changes.empty();
+    const double days = r.duration_seconds / 86400;
     h += fmt::format(
-        "<tr><td>{}</td><td>{:.2f}</td><td>{}</td><td>{} ({:.2f} %)</td><td>{}</td><td>{}</td>"
+        "<tr><td>{}</td><td>{:.2f}</td><td>{}</td><td>{} ({:.2f} %)</td><td>{} ({:.2f} %)</td>"
+        "<td>{}</td><td>{}</td><td>{:.1f}</td><td>{}</td>"
         "<td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
         HtmlEscape(p.policy), p.slot_hours,
         p.ratio_to_oracle ? fmt::format("{:.3f}", *p.ratio_to_oracle) : "-",
         Duration(p.slo_violation_seconds),
         r.duration_seconds > 0 ? 100 * p.slo_violation_seconds / r.duration_seconds : 0.0,
-        Duration(p.max_lag_seconds), p.rescales, Duration(p.downtime_seconds),
+        Duration(p.slo_violation_outside_restarts_seconds),
+        r.duration_seconds > 0 ? 100 * p.slo_violation_outside_restarts_seconds / r.duration_seconds
+                               : 0.0,
+        Duration(p.max_lag_seconds), p.rescales, days > 0 ? p.rescales / days : 0.0,
+        p.scale_downs > 0 ? fmt::format("{} of {}", p.scale_downs_undone, p.scale_downs) : "-",
+        Duration(p.downtime_seconds),
         changes ? std::to_string(steps) : "-", changes ? Duration(longest) : "-",
         changes ? std::to_string(never) : "-");
   }
@@ -263,13 +271,17 @@ std::string RenderHtmlReport(const HtmlReportInput& in) {
   h += "<h1>trimtab simulate: " + HtmlEscape(r.scenario) + "</h1>\n";
   if (!in.description.empty()) h += "<p>" + HtmlEscape(in.description) + "</p>\n";
   h += fmt::format("<dl><dt>simulated</dt><dd>{} in steps of {:g} s</dd><dt>seed</dt><dd>{}</dd>"
-                   "<dt>lag SLO</dt><dd>{:g} s of input</dd><dt>oracle slot-hours</dt><dd>{:.2f}</dd></dl>\n",
+                   "<dt>lag SLO</dt><dd>{:g} s</dd><dt>oracle slot-hours</dt><dd>{:.2f}</dd></dl>\n",
                    Duration(r.duration_seconds), r.step_seconds, r.seed, r.slo_lag_seconds,
                    r.oracle_slot_hours);
   h += "<h2>Comparison</h2>\n" + ComparisonHtml(r);
   h += "<p>Slot-hours: slots in use (the largest vertex parallelism, slot sharing) over time. "
        "&times; oracle: against the lower bound that knows the true demand and rescales for free. "
-       "SLO violation: time with lag (pending records / input rate) above the SLO. Converge: after "
+       "SLO violation: time with lag (the age of the oldest record not yet processed) above the "
+       "SLO, restarts included; outside restarts: the part of it outside restart windows (from a "
+       "rescale until lag is back under the SLO, at most 5 minutes after the restart ended). "
+       "Scale-downs undone: those a scale-up of a vertex they lowered followed within 15 minutes. "
+       "Converge: after "
        "each workload change, the rescales until the next change and the time until the last "
        "restart was over and lag stayed under the SLO.</p>\n";
 
@@ -314,7 +326,7 @@ std::string RenderHtmlReport(const HtmlReportInput& in) {
         par.series.push_back(std::move(s));
       }
       h += RenderChart(par);
-      ChartSpec lag{"Lag (seconds of input)", " s", r.duration_seconds, {}, markers,
+      ChartSpec lag{"Lag (age of the oldest unprocessed record)", " s", r.duration_seconds, {}, markers,
                     r.slo_lag_seconds, "SLO"};
       Series ls{"lag", Color(3), {}, false, false};
       for (const TracePoint& tp : trace->points) ls.points.emplace_back(tp.time_seconds, tp.lag_seconds);

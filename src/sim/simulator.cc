@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/job_model.h"
+#include "sim/report_figures.h"
 
 namespace trimtab::sim {
 
@@ -27,9 +28,16 @@ std::map<VertexId, int> CurrentParallelism(const JobModel& m) {
   return p;
 }
 
+std::vector<int> ParallelismVector(const JobModel& m) {
+  std::vector<int> p;
+  for (const core::VertexInfo& v : m.Topology().vertices) p.push_back(v.parallelism);
+  return p;
+}
+
 }  // namespace
 
-StatusOr<PolicyReport> RunPolicy(const Scenario& scenario, ScalingPolicy& policy) {
+StatusOr<PolicyReport> RunPolicy(const Scenario& scenario, ScalingPolicy& policy,
+                                 const std::function<void(const StepFigures&)>& after_step) {
   const double cpu_start = CpuSeconds();
   TRIMTAB_ASSIGN_OR_RETURN(std::unique_ptr<JobModel> model, JobModel::Create(scenario.job, scenario.seed));
   std::vector<const RateProfile*> profiles;
@@ -69,6 +77,8 @@ StatusOr<PolicyReport> RunPolicy(const Scenario& scenario, ScalingPolicy& policy
   // The snapshot a decision reads, when the policy reads one (here, not in the loop: an empty
   // optional this size costs a memset every step).
   std::optional<JobMetrics> metrics;
+  RunFigures figures(*model, scenario.slo_lag_seconds);
+  std::vector<double> step_rates(profiles.size());
 
   const auto close_window = [&]() {
     if (change_index == 0) return;
@@ -118,6 +128,7 @@ StatusOr<PolicyReport> RunPolicy(const Scenario& scenario, ScalingPolicy& policy
         const bool record = !traits.free_restarts && rep.decisions.size() < kMaxDecisionRecords;
         std::map<VertexId, int> before;
         if (record) before = CurrentParallelism(*model);
+        std::vector<int> before_vector = ParallelismVector(*model);
         const int64_t rescales_before = model->num_rescales();
         StatusOr<double> downtime = model->Rescale(*d->parallelism, RescaleOptions{.free = traits.free_restarts});
         if (!downtime.ok()) return downtime.status().WithContext("policy " + rep.policy);
@@ -126,6 +137,7 @@ StatusOr<PolicyReport> RunPolicy(const Scenario& scenario, ScalingPolicy& policy
         if (model->num_rescales() != rescales_before) {  // the parallelism changed
           ++rep.rescales;
           rep.downtime_seconds += *downtime;
+          figures.Rescaled(t, *downtime, before_vector, ParallelismVector(*model));
           if (change_index > 0) {
             ++rep.changes.back().rescales;
             window.last_event = std::max(window.last_event, t + *downtime);
@@ -140,22 +152,25 @@ StatusOr<PolicyReport> RunPolicy(const Scenario& scenario, ScalingPolicy& policy
       }
     }
 
+    for (size_t s = 0; s < profiles.size(); ++s) step_rates[s] = model->source_rate(static_cast<int>(s));
     model->Step(dt);
     slot_seconds += slots * dt;
     tm_seconds += task_managers * dt;
     rep.min_slots = std::min(rep.min_slots, slots);
     rep.max_slots = std::max(rep.max_slots, slots);
-    const double lag = model->LagSeconds();
-    rep.max_lag_seconds = std::max(rep.max_lag_seconds, lag);
+    figures.AfterStep(*model, step_rates.data(), t + dt, dt);
     rep.max_lag_records = std::max(rep.max_lag_records, model->TotalPendingRecords());
-    const bool violating = lag > scenario.slo_lag_seconds;
-    if (violating) {
-      rep.slo_violation_seconds += dt;
-      window.last_event = t + dt;
-    }
+    const bool violating = figures.last().violating;
+    if (violating) window.last_event = t + dt;
     window.violating = violating;
+    if (after_step) after_step(figures.last());
   }
   close_window();
+  rep.slo_violation_seconds = figures.last().violation_seconds;
+  rep.slo_violation_outside_restarts_seconds = figures.last().violation_outside_restarts_seconds;
+  rep.max_lag_seconds = figures.max_lag_seconds();
+  rep.scale_downs = figures.scale_downs();
+  rep.scale_downs_undone = figures.scale_downs_undone();
   rep.slot_hours = slot_seconds / 3600.0;
   rep.task_manager_hours = tm_seconds / 3600.0;
   rep.reprocessed_records = model->reprocessed_records();
@@ -179,7 +194,9 @@ StatusOr<SimulationReport> RunScenario(const Scenario& scenario, const PolicyReg
     TRIMTAB_ASSIGN_OR_RETURN(std::unique_ptr<ScalingPolicy> policy,
                              registry.Create(ps.name, *ps.config, JoinPath("policies", i)));
     if (hooks.decorate) policy = hooks.decorate(i, std::move(policy));
-    TRIMTAB_ASSIGN_OR_RETURN(PolicyReport rep, RunPolicy(scenario, *policy));
+    std::function<void(const StepFigures&)> after_step;
+    if (hooks.after_step) after_step = [&](const StepFigures& f) { hooks.after_step(i, f); };
+    TRIMTAB_ASSIGN_OR_RETURN(PolicyReport rep, RunPolicy(scenario, *policy, after_step));
     if (hooks.finished) hooks.finished(i, rep);
     if (ps.name == "oracle" && ps.config->is_null()) oracle = rep.slot_hours;
     report.policies.push_back(std::move(rep));
@@ -214,10 +231,15 @@ Json ReportToJson(const SimulationReport& report, bool include_timing) {
     pj["minSlots"] = p.min_slots;
     pj["maxSlots"] = p.max_slots;
     pj["sloViolationSeconds"] = Round4(p.slo_violation_seconds);
+    pj["sloViolationOutsideRestartsSeconds"] = Round4(p.slo_violation_outside_restarts_seconds);
     pj["maxLagSeconds"] = Round4(p.max_lag_seconds);
     pj["maxLagRecords"] = Round4(p.max_lag_records);
     pj["rescales"] = p.rescales;
     pj["downtimeSeconds"] = Round4(p.downtime_seconds);
+    pj["rescalesPerJobDay"] =
+        Round4(report.duration_seconds > 0 ? p.rescales * 86400.0 / report.duration_seconds : 0.0);
+    pj["scaleDowns"] = p.scale_downs;
+    pj["scaleDownsUndone"] = p.scale_downs_undone;
     pj["reprocessedRecords"] = Round4(p.reprocessed_records);
     Json fp = Json::object();
     for (const auto& [id, n] : p.final_parallelism) fp[id] = n;

@@ -4,9 +4,13 @@
 //   slotHours            integral of slots in use (max parallelism, slot sharing) over time
 //   ratioToOracle        slotHours / the oracle's slotHours (the lower bound; computed even when
 //                        the scenario does not list the oracle)
-//   sloViolationSeconds  time with lag above slo.lag, lag measured in seconds of input
-//                        (pending records / input rate, max over sources)
+//   sloViolationSeconds  time with lag above slo.lag, restarts included; lag is the age of the
+//                        oldest unprocessed record, max over sources (report_figures.h)
+//   sloViolationOutsideRestartsSeconds  the part of it outside restart windows (a diagnostic)
 //   maxLagSeconds, maxLagRecords, rescales, downtimeSeconds, reprocessedRecords
+//   rescalesPerJobDay    rescales per simulated day
+//   scaleDowns, scaleDownsUndone  rescales that lowered a vertex, and those of them undone by a
+//                        scale-up of such a vertex within 15 minutes (flaps)
 //   changes[]            per workload change point: rescales until the next change and seconds
 //                        until the job converged (no more rescales, lag back under the SLO);
 //                        null when it never did before the next change
@@ -19,6 +23,7 @@
 // Thread-safety: RunScenario is reentrant; a Scenario may be shared by concurrent runs.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -27,6 +32,7 @@
 #include "common/json.h"
 #include "common/status.h"
 #include "sim/policy.h"
+#include "sim/report_figures.h"
 #include "sim/scenario.h"
 
 namespace trimtab::sim {
@@ -52,10 +58,13 @@ struct PolicyReport {
   double task_manager_hours = 0;
   int min_slots = 0;
   int max_slots = 0;
-  double slo_violation_seconds = 0;
+  double slo_violation_seconds = 0;  // restarts included
+  double slo_violation_outside_restarts_seconds = 0;
   double max_lag_seconds = 0;
   double max_lag_records = 0;
   int rescales = 0;
+  int scale_downs = 0;         // rescales that lowered some vertex's parallelism
+  int scale_downs_undone = 0;  // ... undone by a scale-up of such a vertex within 15 minutes
   double downtime_seconds = 0;
   double reprocessed_records = 0;
   std::map<VertexId, int> final_parallelism;
@@ -86,6 +95,8 @@ struct RunHooks {
       decorate;
   // Called when policy `index` has finished.
   std::function<void(size_t index, const PolicyReport&)> finished;
+  // Called after every step of policy `index` with the run's figures so far.
+  std::function<void(size_t index, const StepFigures&)> after_step;
 };
 
 // Runs every policy of `scenario`. Policies are built from `registry`. The oracle is run as well
@@ -94,7 +105,8 @@ StatusOr<SimulationReport> RunScenario(const Scenario& scenario, const PolicyReg
                                        const RunHooks& hooks = {});
 
 // Runs one policy (used by RunScenario; exposed for tests and benchmarks).
-StatusOr<PolicyReport> RunPolicy(const Scenario& scenario, ScalingPolicy& policy);
+StatusOr<PolicyReport> RunPolicy(const Scenario& scenario, ScalingPolicy& policy,
+                                 const std::function<void(const StepFigures&)>& after_step = {});
 
 Json ReportToJson(const SimulationReport& report, bool include_timing);
 // Pretty JSON text with a trailing newline.

@@ -31,37 +31,40 @@ std::string ConvergenceSummary(const PolicyReport& p) {
   return s;
 }
 
-std::string ComparisonTable(const SimulationReport& report, bool include_timing,
-                            const std::vector<RestartAttribution>* restarts) {
+std::string FlapSummary(const PolicyReport& p) {
+  if (p.scale_downs == 0) return "-";
+  return fmt::format("{}/{} {:.0f} %", p.scale_downs_undone, p.scale_downs,
+                     100.0 * p.scale_downs_undone / p.scale_downs);
+}
+
+std::string ComparisonTable(const SimulationReport& report, bool include_timing) {
   std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> header = {"policy",   "slot-h",   "x oracle", "SLO viol",
-                                     "max lag",  "rescales", "downtime", "converge"};
-  if (restarts) header.insert(header.begin() + 4, "outside restarts");
+  std::vector<std::string> header = {"policy",   "slot-h",     "x oracle", "SLO viol",
+                                     "outside restarts", "max lag", "rescales", "per day",
+                                     "flaps",    "downtime",   "converge"};
   if (include_timing) header.push_back("job-d/CPU-s");
   rows.push_back(header);
+  const auto share = [&](double seconds) {
+    return report.duration_seconds > 0 ? 100.0 * seconds / report.duration_seconds : 0.0;
+  };
   for (size_t i = 0; i < report.policies.size(); ++i) {
     const PolicyReport& p = report.policies[i];
-    const double share = report.duration_seconds > 0
-                             ? 100.0 * p.slo_violation_seconds / report.duration_seconds
-                             : 0.0;
     std::vector<std::string> row = {
         p.policy,
         fmt::format("{:.2f}", p.slot_hours),
         p.ratio_to_oracle ? fmt::format("{:.3f}", *p.ratio_to_oracle) : "-",
-        fmt::format("{} {:.2f} %", HumanDuration(p.slo_violation_seconds), share),
+        fmt::format("{} {:.2f} %", HumanDuration(p.slo_violation_seconds),
+                    share(p.slo_violation_seconds)),
+        fmt::format("{} {:.2f} %", HumanDuration(p.slo_violation_outside_restarts_seconds),
+                    share(p.slo_violation_outside_restarts_seconds)),
         HumanDuration(p.max_lag_seconds),
         std::to_string(p.rescales),
+        fmt::format("{:.1f}", report.duration_seconds > 0
+                                  ? p.rescales * 86400.0 / report.duration_seconds
+                                  : 0.0),
+        FlapSummary(p),
         HumanDuration(p.downtime_seconds),
         ConvergenceSummary(p)};
-    if (restarts) {
-      const double outside =
-          i < restarts->size() ? (*restarts)[i].violation_outside_restarts_seconds : 0.0;
-      row.insert(row.begin() + 4,
-                 fmt::format("{} {:.2f} %", HumanDuration(outside),
-                             report.duration_seconds > 0
-                                 ? 100.0 * outside / report.duration_seconds
-                                 : 0.0));
-    }
     if (include_timing) {
       row.push_back(p.cpu_seconds > 0
                         ? fmt::format("{:.0f}", report.duration_seconds / 86400.0 / p.cpu_seconds)

@@ -1,20 +1,24 @@
 // The plain-text comparison table `trimtab simulate` and the autoscaling benchmark print: one row
 // per policy with the report figures (src/sim/simulator.h):
 //
-//   policy      slot-h  x oracle  SLO viol      max lag  rescales  downtime  converge     speed
-//   trimtab     41.23   1.07      120 s 0.14 %  48.2 s   5         62 s      2 / 9.5 min  1,234
+//   policy   slot-h  x oracle  SLO viol      outside restarts  max lag  rescales  per day  flaps
+//   trimtab  41.23   1.07      120 s 0.14 %  20 s 0.02 %       48.2 s   5         10.0     1/3 33 %
+//   (then downtime, converge, speed)
 //
 //   slot-h     slot-hours used (slots = largest vertex parallelism, slot sharing)
 //   x oracle   slot-hours / the oracle's (the lower bound with free restarts)
-//   SLO viol   time with lag above the SLO, and its share of the run
-//   max lag    the largest lag, in seconds of input
-//   rescales   rescales applied (each one restarts the job)
+//   SLO viol   time with lag (the age of the oldest unprocessed record) above the SLO, restarts
+//              included, and its share of the run: what users feel
+//   outside restarts  the part of it outside restart windows (from a rescale until the restart is
+//              over and lag is back under the SLO, at most 5 minutes after it ended): a diagnostic
+//   max lag    the largest lag
+//   rescales   rescales applied (each one restarts the job); per day: per simulated day
+//   flaps      scale-downs undone by a scale-up of a vertex they lowered within 15 minutes, of
+//              all scale-downs, and the share ("-" without scale-downs)
 //   downtime   total restart downtime
 //   converge   over the workload's change points: the most rescales after one change and the
 //              longest time until the job settled (last restart over, lag under the SLO);
 //              "n/c k" counts changes it never settled after
-//   outside restarts  SLO violation outside restart windows (from a rescale until the restart is
-//              over and lag is back under the SLO); only when `restarts` is given
 //   speed      simulated job-days per CPU-second (only with timing)
 //
 // Thread-safety: pure functions.
@@ -27,9 +31,11 @@
 
 namespace trimtab::sim {
 
-// `restarts`: one per report policy (ObservedRun::restarts), or null.
-std::string ComparisonTable(const SimulationReport& report, bool include_timing,
-                            const std::vector<RestartAttribution>* restarts = nullptr);
+std::string ComparisonTable(const SimulationReport& report, bool include_timing);
+
+// "2/7 29 %": scale-downs undone within 15 minutes / scale-downs, and the share; "-" without
+// scale-downs.
+std::string FlapSummary(const PolicyReport& p);
 
 // "90 s", "4.5 min", "2.0 h", "3.1 d".
 std::string HumanDuration(double seconds);

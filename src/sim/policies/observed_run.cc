@@ -43,21 +43,15 @@ double CapacityAtCurrentParallelism(const JobModel& m, double input_rate) {
   return input_rate * lo;
 }
 
-// How long after a restart ends its backlog may keep lag above the SLO and still count as the
-// restart's: a restart adds downtime plus up to one checkpoint interval of re-read input, which a
-// job with normal headroom drains within a few minutes. Lag above the SLO later is the policy's.
-constexpr double kCatchUpAllowanceSeconds = 300;
-
 class ObservingPolicy final : public ScalingPolicy {
  public:
   ObservingPolicy(std::unique_ptr<ScalingPolicy> inner, size_t index, const Scenario& scenario,
-                  const ObserveOptions& options, PolicyTrace* trace, RestartAttribution* restarts)
+                  const ObserveOptions& options, PolicyTrace* trace)
       : inner_(std::move(inner)),
         index_(index),
         scenario_(scenario),
         options_(options),
         trace_(trace),
-        restarts_(restarts),
         inner_traits_(inner_->traits()),
         interval_steps_(std::max<int64_t>(
             1, std::llround(scenario.decision_interval_seconds / scenario.step_seconds))) {}
@@ -76,26 +70,13 @@ class ObservingPolicy final : public ScalingPolicy {
     const double t = input.now_seconds;
     const int64_t k = std::llround(t / scenario_.step_seconds);
     const double dt = scenario_.step_seconds;
-    const double lag = m.LagSeconds();
-    const bool violating = lag > scenario_.slo_lag_seconds;
-    if (in_restart_window_ && m.state() == JobState::kRunning) {
-      if (!restart_end_) restart_end_ = t;
-      if (!violating || t - *restart_end_ > kCatchUpAllowanceSeconds) {
-        in_restart_window_ = false;
-        restart_end_.reset();
-      }
-    }
     if (m.state() != JobState::kRunning) down_since_record_ += dt;
-    if (violating) {
-      restarts_->violation_seconds += dt;
-      if (!in_restart_window_) restarts_->violation_outside_restarts_seconds += dt;
-    }
     if (options_.progress && t >= next_progress_) {
       options_.progress(index_, std::string(inner_->name()), t, scenario_.duration_seconds);
       next_progress_ = t + scenario_.duration_seconds / 200;
     }
     const bool decides = inner_traits_.every_step || (k > 0 && k % interval_steps_ == 0);
-    if (trace_ && (k % interval_steps_ == 0)) Record(m, t, lag);
+    if (trace_ && (k % interval_steps_ == 0)) Record(m, t);
     if (!decides) return PolicyDecision{};
 
     // What the simulator gives the policy when it calls it directly.
@@ -117,17 +98,12 @@ class ObservingPolicy final : public ScalingPolicy {
       }
       d->explanation.reset();  // delivered; the simulator has no use for it
     }
-    if (d.ok() && d->parallelism && !inner_traits_.free_restarts) {
-      for (const auto& [id, p] : *d->parallelism) {
-        const int v = m.vertex_index(id);
-        if (v >= 0 && m.parallelism(v) != p) {
-          in_restart_window_ = true;
-          restart_end_.reset();
-        }
-      }
-    }
     return d;
   }
+
+  // The run's figures after the latest step (the simulator's, RunHooks::after_step): at a
+  // decision they describe the job as the decision finds it.
+  void SetFigures(const StepFigures& f) { figures_ = f; }
 
  private:
   // Adds a cycle of the Flink autoscaler's decision log to trace_->held when it wanted a change
@@ -183,18 +159,18 @@ class ObservingPolicy final : public ScalingPolicy {
     held.push_back(std::move(h));
   }
 
-  void Record(const JobModel& m, double t, double lag) {
+  void Record(const JobModel& m, double t) {
     TracePoint p;
     p.time_seconds = t;
     for (int s = 0; s < m.num_sources(); ++s) p.input_rate += m.source_rate(s);
     p.capacity = CapacityAtCurrentParallelism(m, p.input_rate);
-    p.lag_seconds = lag;
+    p.lag_seconds = figures_.lag_seconds;
     p.slots = m.slots();
     for (const core::VertexInfo& v : m.Topology().vertices) p.parallelism[v.id] = v.parallelism;
     p.down_seconds = down_since_record_;
     down_since_record_ = 0;
-    p.in_restart_window = in_restart_window_;
-    p.violation_outside_restarts_seconds = restarts_->violation_outside_restarts_seconds;
+    p.in_restart_window = figures_.in_restart_window;
+    p.violation_outside_restarts_seconds = figures_.violation_outside_restarts_seconds;
     trace_->points.push_back(std::move(p));
   }
 
@@ -203,16 +179,14 @@ class ObservingPolicy final : public ScalingPolicy {
   const Scenario& scenario_;
   const ObserveOptions& options_;
   PolicyTrace* trace_;
-  RestartAttribution* restarts_;
   PolicyTraits inner_traits_;
   int64_t interval_steps_;
   // The snapshot forwarded to the inner policy. A member: an empty optional<JobMetrics> local to
   // Decide() cost a memset of its whole size at every step.
   std::optional<JobMetrics> metrics_;
   double next_progress_ = 0;
-  bool in_restart_window_ = false;
   double down_since_record_ = 0;  // for the next trace point
-  std::optional<double> restart_end_;
+  StepFigures figures_;           // after the latest step (all zero before the first)
   // RecordHeld: the previous explained cycle was held, with the job at held_job_ and wanting to
   // scale up (held_up_) or down.
   bool last_cycle_held_ = false;
@@ -228,18 +202,30 @@ StatusOr<ObservedRun> RunScenarioObserved(const Scenario& scenario, const Policy
   if (options.record_traces) run.traces.resize(scenario.policies.size());
   run.restarts.resize(scenario.policies.size());
   RunHooks hooks;
+  std::vector<ObservingPolicy*> observers(scenario.policies.size(), nullptr);
   hooks.decorate = [&](size_t i, std::unique_ptr<ScalingPolicy> inner) {
     PolicyTrace* trace = options.record_traces ? &run.traces[i] : nullptr;
     if (trace) trace->policy = std::string(inner->name());
-    return std::unique_ptr<ScalingPolicy>(std::make_unique<ObservingPolicy>(
-        std::move(inner), i, scenario, options, trace, &run.restarts[i]));
+    auto observer = std::make_unique<ObservingPolicy>(std::move(inner), i, scenario, options, trace);
+    observers[i] = observer.get();
+    return std::unique_ptr<ScalingPolicy>(std::move(observer));
   };
   hooks.finished = [&](size_t i, const PolicyReport& rep) {
+    observers[i] = nullptr;  // the simulator destroys the policy after its run
     if (options.progress) {
       options.progress(i, rep.policy, scenario.duration_seconds, scenario.duration_seconds);
     }
   };
+  if (options.record_traces) {
+    hooks.after_step = [&](size_t i, const StepFigures& f) {
+      if (observers[i]) observers[i]->SetFigures(f);
+    };
+  }
   TRIMTAB_ASSIGN_OR_RETURN(run.report, RunScenario(scenario, registry, hooks));
+  for (size_t i = 0; i < run.report.policies.size() && i < run.restarts.size(); ++i) {
+    const PolicyReport& p = run.report.policies[i];
+    run.restarts[i] = {p.slo_violation_seconds, p.slo_violation_outside_restarts_seconds};
+  }
   return run;
 }
 

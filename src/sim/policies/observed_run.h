@@ -11,7 +11,8 @@
 //     trimtab and flink-compat, the HPA controller's record of hpa-cpu), for `--decision-log`;
 //   - restart attribution (always): lag-SLO violation split into time inside restart windows (from
 //     a rescale until the restart is over and lag is back under the SLO, at most 5 minutes after
-//     the restart ended) and outside them.
+//     the restart ended) and outside them, as the simulator's report counts it (report_figures.h;
+//     the traces read the same figures).
 //
 // Each policy is wrapped in an observer that the simulator calls at every step with the ground
 // truth; at the steps where the simulator would ask the policy (every decision interval, or every
@@ -44,8 +45,8 @@ struct ObserveOptions {
   std::function<void(size_t, const std::string&, double, const Json&)> explain;
 };
 
-// Figures RunPolicy does not compute. Lag is read at the start of each step (the report's
-// sloViolationSeconds reads it at the end), so totals may differ by a step per violation episode.
+// The report's violation figures per policy (PolicyReport::slo_violation_seconds and
+// slo_violation_outside_restarts_seconds), kept here for the callers that read them from the run.
 struct RestartAttribution {
   double violation_seconds = 0;                   // lag above the SLO, all of the run
   double violation_outside_restarts_seconds = 0;  // ... outside restart windows
