@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "operator/kube_resources.h"
+#include "operator/pod_decoration.h"
 
 namespace trimtab::op {
 namespace {
@@ -25,6 +26,36 @@ kube::PropagationPolicy Propagation(const std::string& p) {
 
 Status IgnoreNotFound(const Status& s) {
   return s.code() == StatusCode::kNotFound ? Status::Ok() : s;
+}
+
+kube::GroupVersionResource ResourceOf(const std::string& api_version, const std::string& plural,
+                                      bool namespaced) {
+  const size_t slash = api_version.find('/');
+  if (slash == std::string::npos) return {"", api_version, plural, namespaced};
+  return {api_version.substr(0, slash), api_version.substr(slash + 1), plural, namespaced};
+}
+
+kube::GroupVersionResource ResourceOf(const decorators::KubeObject& o) {
+  return ResourceOf(o.object.value("apiVersion", ""), o.resource, o.namespaced);
+}
+
+// "PodGroup prod/podgroup-wc".
+std::string Describe(const decorators::KubeObject& o) {
+  const std::string ns = o.object["metadata"].value("namespace", "");
+  return o.object.value("kind", o.resource) + " " + (ns.empty() ? "" : ns + "/") +
+         kube::ObjectName(o.object);
+}
+
+bool CreatedByOperator(const Json& object) {
+  return object.value("metadata", Json::object())
+             .value("labels", Json::object())
+             .value(kManagedByLabel, "") == kManagedByOperator;
+}
+
+bool Finished(const Json& pod) {
+  const std::string phase = pod.value("status", Json::object()).value("phase", "");
+  return phase == "Succeeded" || phase == "Failed" ||
+         pod.value("metadata", Json::object()).contains("deletionTimestamp");
 }
 
 }  // namespace
@@ -68,21 +99,159 @@ Status ClusterClient::CreateOrReplace(const kube::GroupVersionResource& gvr,
   return Status::Ok();
 }
 
+Status ClusterClient::CreateDecorated(const decorators::KubeObject& object, Json* created) const {
+  const kube::GroupVersionResource gvr = ResourceOf(object);
+  const std::string ns = object.namespaced ? object.object["metadata"].value("namespace", "") : "";
+  const std::string what = "create " + Describe(object);
+  StatusOr<Json> out = client_->Create(gvr, ns, object.object);
+  if (out.status().code() == StatusCode::kAlreadyExists) {
+    StatusOr<Json> existing = client_->Get(gvr, ns, kube::ObjectName(object.object));
+    if (!existing.ok()) return existing.status().WithContext(what);
+    if (!CreatedByOperator(*existing)) {
+      return FailedPreconditionError(
+          what + ": an object of that name exists and was not created by the operator (no label " +
+          kManagedByLabel + "=" + kManagedByOperator + "); the operator does not replace it");
+    }
+    if ((*existing)["metadata"].contains("deletionTimestamp")) {
+      return UnavailableError(what + ": the previous one is still being deleted");
+    }
+    // Ours, from an earlier cluster of this name: take it over with the new spec.
+    Json updated = *existing;
+    for (const char* field : {"labels", "annotations"}) {
+      if (object.object["metadata"].contains(field)) {
+        updated["metadata"][field] = object.object["metadata"][field];
+      } else {
+        updated["metadata"].erase(field);
+      }
+    }
+    updated["metadata"].erase("ownerReferences");
+    updated["spec"] = object.object.value("spec", Json::object());
+    out = client_->Update(gvr, updated);
+  }
+  if (!out.ok()) return out.status().WithContext(what);
+  if (created) *created = *out;
+  return Status::Ok();
+}
+
+Status ClusterClient::SetOwner(const decorators::KubeObject& object, const Json& owner) const {
+  const std::string ns = object.namespaced ? object.object["metadata"].value("namespace", "") : "";
+  const Json patch = {{"metadata", {{"ownerReferences", Json::array({owner})}}}};
+  return client_
+      ->Patch(ResourceOf(object), ns, kube::ObjectName(object.object), kube::PatchType::kMerge,
+              patch.dump())
+      .status()
+      .WithContext("set the owner of " + Describe(object));
+}
+
 Status ClusterClient::Create(ClusterObjects objects) const {
   const std::string ns = objects.deployment["metadata"].value("namespace", "");
   const std::string name = kube::ObjectName(objects.deployment);
-  // The ConfigMap first so the JobManager pod finds its configuration when it starts.
+  // Nothing half-created: until the Deployment exists, a failure removes what this call created
+  // before it.
+  std::vector<const decorators::KubeObject*> created;
+  auto undo = [&](Status cause) {
+    for (const decorators::KubeObject* o : created) {
+      const std::string o_ns = o->namespaced ? o->object["metadata"].value("namespace", "") : "";
+      Status s = IgnoreNotFound(client_->Delete(ResourceOf(*o), o_ns, kube::ObjectName(o->object),
+                                                {.propagation = kube::PropagationPolicy::kBackground}));
+      if (!s.ok()) cause = cause.WithContext("(and removing " + Describe(*o) + " failed: " + s.message() + ")");
+    }
+    return cause;
+  };
+  // Pre-created objects first: a PodGroup must exist before its first pod.
+  for (const decorators::KubeObject& o : objects.pre_creation) {
+    if (Status s = CreateDecorated(o, nullptr); !s.ok()) return undo(s);
+    created.push_back(&o);
+  }
+  // The ConfigMap next so the JobManager pod finds its configuration when it starts.
   Json config_map;
-  TRIMTAB_RETURN_IF_ERROR(CreateOrReplace(kube::ConfigMapsResource(), ns, objects.config_map,
-                                          &config_map));
+  if (Status s = CreateOrReplace(kube::ConfigMapsResource(), ns, objects.config_map, &config_map);
+      !s.ok()) {
+    return undo(s);
+  }
   Json deployment;
-  TRIMTAB_RETURN_IF_ERROR(CreateOrReplace(DeploymentsResource(), ns, objects.deployment, &deployment));
+  if (Status s = CreateOrReplace(DeploymentsResource(), ns, objects.deployment, &deployment);
+      !s.ok()) {
+    return undo(s);
+  }
   WithDeploymentOwner(&objects, name, kube::ObjectUid(deployment));
+  const Json owner = OwnerReference("apps/v1", "Deployment", name, kube::ObjectUid(deployment),
+                                    /*controller=*/true, /*block_owner_deletion=*/true);
+  for (const decorators::KubeObject& o : objects.pre_creation) {
+    TRIMTAB_RETURN_IF_ERROR(SetOwner(o, owner));
+  }
   config_map["metadata"]["ownerReferences"] = objects.config_map["metadata"]["ownerReferences"];
   StatusOr<Json> owned = client_->Update(kube::ConfigMapsResource(), config_map);
   if (!owned.ok()) return owned.status().WithContext("set the owner of ConfigMap " + ns + "/" + ConfigMapName(name));
   TRIMTAB_RETURN_IF_ERROR(CreateOrReplace(ServicesResource(), ns, objects.internal_service, nullptr));
-  return CreateOrReplace(ServicesResource(), ns, objects.rest_service, nullptr);
+  TRIMTAB_RETURN_IF_ERROR(CreateOrReplace(ServicesResource(), ns, objects.rest_service, nullptr));
+  for (decorators::KubeObject& o : objects.accompanying) {
+    o.object["metadata"]["ownerReferences"] = Json::array({owner});
+    TRIMTAB_RETURN_IF_ERROR(CreateDecorated(o, nullptr));
+    TRIMTAB_RETURN_IF_ERROR(SetOwner(o, owner));  // a taken-over object lost its owner
+  }
+  return Status::Ok();
+}
+
+StatusOr<std::vector<std::string>> ClusterClient::SyncPreCreated(
+    const std::vector<decorators::KubeObject>& objects, const std::string& deployment_name,
+    const std::string& deployment_uid) const {
+  const Json owner = OwnerReference("apps/v1", "Deployment", deployment_name, deployment_uid,
+                                    /*controller=*/true, /*block_owner_deletion=*/true);
+  std::vector<std::string> changes;
+  for (const decorators::KubeObject& o : objects) {
+    const kube::GroupVersionResource gvr = ResourceOf(o);
+    const std::string ns = o.namespaced ? o.object["metadata"].value("namespace", "") : "";
+    StatusOr<Json> existing = client_->Get(gvr, ns, kube::ObjectName(o.object));
+    if (existing.status().code() == StatusCode::kNotFound) {
+      Json object = o.object;
+      object["metadata"]["ownerReferences"] = Json::array({owner});
+      StatusOr<Json> out = client_->Create(gvr, ns, object);
+      if (!out.ok()) return out.status().WithContext("create " + Describe(o));
+      changes.push_back("created " + Describe(o));
+      continue;
+    }
+    if (!existing.ok()) return existing.status().WithContext("read " + Describe(o));
+    if (!CreatedByOperator(*existing) || (*existing)["metadata"].contains("deletionTimestamp")) {
+      continue;
+    }
+    const Json want_spec = o.object.value("spec", Json::object());
+    const Json owners = (*existing)["metadata"].value("ownerReferences", Json::array());
+    bool owned = false;
+    for (const Json& ref : owners) owned = owned || ref.value("uid", "") == deployment_uid;
+    if (existing->value("spec", Json::object()) == want_spec && owned) continue;
+    Json updated = *existing;
+    updated["spec"] = want_spec;
+    updated["metadata"]["ownerReferences"] = Json::array({owner});
+    StatusOr<Json> out = client_->Update(gvr, updated);
+    if (!out.ok()) return out.status().WithContext("update " + Describe(o));
+    changes.push_back("updated " + Describe(o) + ": spec " + want_spec.dump());
+  }
+  return changes;
+}
+
+StatusOr<int> ClusterClient::CountTaskManagerPods(const std::string& ns,
+                                                  const std::string& name) const {
+  TRIMTAB_ASSIGN_OR_RETURN(
+      std::vector<Json> pods,
+      client_->List(kube::PodsResource(), ns,
+                    {.labels = Selector("app=" + name + ",component=taskmanager")}));
+  int n = 0;
+  for (const Json& pod : pods) n += Finished(pod) ? 0 : 1;
+  return n;
+}
+
+std::vector<std::string> ClusterClient::MissingReferences(
+    const std::vector<decorators::ObjectReference>& references) const {
+  std::vector<std::string> missing;
+  for (const decorators::ObjectReference& r : references) {
+    StatusOr<Json> got =
+        client_->Get(ResourceOf(r.api_version, r.resource, r.namespaced), "", r.name);
+    if (got.status().code() == StatusCode::kNotFound) {
+      missing.push_back(r.kind + " \"" + r.name + "\" named by " + r.field + " does not exist");
+    }
+  }
+  return missing;
 }
 
 StatusOr<bool> ClusterClient::Delete(const std::string& ns, const std::string& name,

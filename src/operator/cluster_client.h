@@ -7,6 +7,11 @@
 //                   *-cluster-config-map) or *-jobmanager-leader; "has a checkpoint" = a data key
 //                   starting with "checkpointID-".
 //   cluster pods    labels app=<name>, type=flink-native-kubernetes (JobManager and TaskManagers)
+//   decorator objects  pre-created (a PodGroup) before the ConfigMap and the Deployment, then
+//                   owned by the Deployment (controller, blockOwnerDeletion); accompanying ones
+//                   after it, owned from the start. An object of that name that the operator did
+//                   not create (no label app.kubernetes.io/managed-by=trimtab-operator) is never
+//                   replaced or deleted: creating the cluster fails, naming it.
 //
 // Deletion never blocks: Delete() issues the deletes and reports whether the cluster is gone
 // (Deployment and every pod); callers requeue until it is.
@@ -44,9 +49,30 @@ class ClusterClient {
   StatusOr<std::vector<Json>> ClusterPods(const std::string& ns, const std::string& name) const;
   StatusOr<std::vector<Json>> JobManagerPods(const std::string& ns, const std::string& name) const;
 
-  // Creates ConfigMap, Deployment, then owner references and the Services. Objects left over from
-  // an earlier cluster of the same name are replaced.
+  // Creates the pre-created objects, the ConfigMap, the Deployment, then owner references, the
+  // Services and the accompanying objects. Objects left over from an earlier cluster of the same
+  // name are replaced (decorator objects only when the operator created them). When a
+  // pre-created object, the ConfigMap or the Deployment cannot be created, the pre-created
+  // objects of this call are deleted again and no Deployment exists: the error names the object.
   Status Create(ClusterObjects objects) const;
+
+  // Brings the pre-created objects of a running cluster up to date (a PodGroup's minMember and
+  // minResources): creates a missing one, updates the spec of one the operator created when it
+  // differs and sets its owner (the Deployment) when missing. Objects the operator did not create
+  // are left alone. Returns what it changed, one line per object ("" entries are not added).
+  StatusOr<std::vector<std::string>> SyncPreCreated(
+      const std::vector<decorators::KubeObject>& objects, const std::string& deployment_name,
+      const std::string& deployment_uid) const;
+
+  // The cluster's TaskManager pods (labels app=<name>, component=taskmanager) that are not
+  // terminating and not finished.
+  StatusOr<int> CountTaskManagerPods(const std::string& ns, const std::string& name) const;
+
+  // The referenced objects that do not exist, as messages naming the object and the field it
+  // came from ("Queue \"q1\" named by kubernetes.scheduler.volcano.config: queue does not
+  // exist"). Lookups that fail otherwise (forbidden, unreachable) are not reported.
+  std::vector<std::string> MissingReferences(
+      const std::vector<decorators::ObjectReference>& references) const;
 
   // Deletes the JobManager Deployment (with `propagation`), the Services and the ConfigMap, and the
   // HA ConfigMaps when `delete_ha`. Idempotent. True when the Deployment and all pods are gone.
@@ -63,6 +89,10 @@ class ClusterClient {
   Status CreateOrReplace(const kube::GroupVersionResource& gvr, const std::string& ns,
                          const Json& object, Json* created) const;
   StatusOr<std::vector<Json>> HaConfigMaps(const std::string& ns, const std::string& name) const;
+  // Creates a decorator object; one the operator created earlier is updated in place (spec,
+  // labels, annotations; its old owner removed), any other is an error naming it.
+  Status CreateDecorated(const decorators::KubeObject& object, Json* created) const;
+  Status SetOwner(const decorators::KubeObject& object, const Json& owner) const;
 
   const kube::KubeClient* client_;
 };

@@ -93,7 +93,13 @@ Status FlinkDeploymentController::Deploy(DeploymentPass& p, const api::FlinkDepl
                            BuildDeployConfig(meta, spec, config,
                                              {.job_id = job_id, .restore_path = restore_path,
                                               .job_result_store_id = RandomHexId()}));
-  TRIMTAB_ASSIGN_OR_RETURN(ClusterObjects objects, BuildClusterObjects(meta, spec, deploy_config));
+  // Step decorators (scheduler name, PodGroup): nothing is created when they fail.
+  TRIMTAB_ASSIGN_OR_RETURN(PodDecoration decoration,
+                           DecorateCluster(p, spec, deploy_config, /*existing=*/0, /*report=*/true));
+  TRIMTAB_ASSIGN_OR_RETURN(ClusterObjects objects,
+                           BuildClusterObjects(meta, spec, deploy_config, decoration.templates));
+  objects.pre_creation = std::move(decoration.pre_creation);
+  objects.accompanying = std::move(decoration.accompanying);
   TRIMTAB_RETURN_IF_ERROR(cluster_.Create(std::move(objects)));
   p.job.Event(EventType::kNormal, reasons::kSubmit, "Starting deployment");
   st.job_manager_deployment_status = JmStatus::kDeploying;
@@ -180,6 +186,7 @@ void FlinkDeploymentController::RunAutoscaler(DeploymentPass& p) {
       context.task_manager_memory_bytes = static_cast<double>(tm->memory_bytes.value_or(0));
     }
   }
+  context.queue = QueueFacts(p, context.task_manager_cpu, context.task_manager_memory_bytes);
   StatusOr<AutoscalerOutcome> outcome = deps_.autoscaler->Scale(context);
   std::map<std::string, int> overrides;
   if (!outcome.ok()) {
@@ -281,6 +288,9 @@ bool FlinkDeploymentController::TryInPlaceScale(DeploymentPass& p, const Json& r
     }
   }
   if (changed) {
+    // The PodGroup grows first (minResources of the new size), so the scheduler admits the
+    // TaskManagers the JobManager is about to request as part of the gang.
+    SyncPodGroups(p, spec);
     Status put = p.rest->PutResourceRequirements(st.job_status.job_id, *requirements);
     if (!put.ok()) {
       spdlog::info("{}/{}: in-place scaling failed, upgrading instead: {}", p.ns(), p.name(),

@@ -49,6 +49,9 @@ inline constexpr char kScalingDecision[] = "ScalingDecision";
 // FlinkStateSnapshot: a savepoint not disposed on deletion; a snapshot whose job went away.
 inline constexpr char kSnapshotError[] = "SnapshotError";
 inline constexpr char kSnapshotAbandoned[] = "SnapshotAbandoned";
+// trimtab: gang scheduling (docs/operator.md "Schedulers and PodGroups").
+inline constexpr char kNoPodGroup[] = "NoPodGroup";  // Normal: a scheduler name has no decorator
+inline constexpr char kSchedulingReferenceMissing[] = "SchedulingReferenceMissing";  // Warning
 }  // namespace reasons
 
 // Upstream EventRecorder.Component values (event source.component).

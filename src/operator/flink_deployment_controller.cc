@@ -11,6 +11,7 @@
 #include "operator/deployment_pass.h"
 #include "operator/flink_config_builder.h"
 #include "operator/job_observer.h"
+#include "operator/decorators/builtin_decorators.h"
 #include "operator/kube_resources.h"
 #include "operator/reconciliation_utils.h"
 #include "operator/validator.h"
@@ -40,7 +41,10 @@ std::string CamelCase(const std::string& state) {
 FlinkDeploymentController::FlinkDeploymentController(ControllerDeps deps)
     : deps_(WithDefaults(std::move(deps))),
       status_recorder_(deps_.client, FlinkDeploymentsResource()),
-      cluster_(deps_.client) {}
+      cluster_(deps_.client) {
+  // Fixed built-in names into an empty registry: cannot fail.
+  decorators::RegisterBuiltinDecorators(decorators_).IgnoreError();
+}
 
 FlinkDeploymentController::~FlinkDeploymentController() = default;
 
@@ -160,6 +164,7 @@ StatusOr<ReconcileResult> FlinkDeploymentController::RunPass(DeploymentPass& p) 
   if (!observed.ok() && p.failure_reason.empty()) {
     spdlog::warn("{}/{}: observe: {}", p.ns(), p.name(), observed.ToString());
   }
+  SyncDeployedPodGroups(p);
 
   if (std::optional<std::string> error = ValidateDeployment(p.resource, p.config)) {
     p.validation_failed = true;

@@ -13,7 +13,7 @@
 //
 // Files: flink_deployment_controller.cc (the pass, deletion, status), deployment_observer.cc
 // (observation), deployment_reconciler.cc (spec changes), application_upgrade.cc (the job
-// upgrade flow).
+// upgrade flow), deployment_gang.cc (pod decorators, PodGroups, queue facts).
 //
 // Usage:
 //   FlinkDeploymentController controller(WithDefaults(deps));
@@ -29,8 +29,11 @@
 #include <mutex>
 #include <string>
 
+#include "core/chain/queue_headroom.h"
 #include "operator/cluster_client.h"
 #include "operator/controller_deps.h"
+#include "operator/decorators/decorator_registry.h"
+#include "operator/pod_decoration.h"
 #include "operator/job_context.h"
 #include "operator/status_recorder.h"
 #include "operator/upgrade_mode.h"
@@ -80,6 +83,23 @@ class FlinkDeploymentController {
   Status Deploy(DeploymentPass& p, const api::FlinkDeploymentSpec& spec, std::string restore_path,
                 api::UpgradeMode restore_mode);
 
+  // deployment_gang.cc
+  // The decorated pods and objects of `spec` (deploy configuration `deploy_config`) with
+  // `existing` TaskManager pods; reports scheduler names without a decorator (Normal event) and
+  // missing Queues / PriorityClasses (Warning event) when `report`.
+  StatusOr<PodDecoration> DecorateCluster(DeploymentPass& p, const api::FlinkDeploymentSpec& spec,
+                                          const api::FlinkConfiguration& deploy_config,
+                                          int existing, bool report);
+  // Brings the pre-created objects (PodGroup) of the deployed cluster up to date for `spec`:
+  // minMember from the TaskManager pods that exist, minResources from the spec's size. No-op
+  // without a scheduler name or without a JobManager Deployment. Errors are logged.
+  void SyncPodGroups(DeploymentPass& p, const api::FlinkDeploymentSpec& spec);
+  // The deployed spec (lastReconciledSpec) when the cluster is deployed and not upgrading.
+  void SyncDeployedPodGroups(DeploymentPass& p);
+  // The queue facts for the autoscaler when the TaskManagers are in a Volcano queue.
+  std::optional<core::QueueHeadroom> QueueFacts(DeploymentPass& p, double tm_cpu,
+                                                double tm_memory_bytes);
+
   // application_upgrade.cc
   Status ReconcileJobSpecChange(DeploymentPass& p, api::DiffType type);
   StatusOr<JobUpgrade> AvailableUpgrade(DeploymentPass& p, const api::FlinkDeploymentSpec& recorded);
@@ -89,6 +109,7 @@ class FlinkDeploymentController {
   bool JobManagerPodNeverStarted(DeploymentPass& p);
 
   ControllerDeps deps_;
+  decorators::DecoratorRegistry decorators_;  // the built-in step decorators
   StatusRecorder status_recorder_;
   ClusterClient cluster_;
   std::mutex memory_mu_;

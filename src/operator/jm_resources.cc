@@ -1,6 +1,7 @@
 #include "operator/jm_resources.h"
 
 #include <cmath>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -58,43 +59,40 @@ std::string CpuQuantity(double cpu) {
   return Quantity::FromMilli(static_cast<int64_t>(std::llround(cpu * 1000))).String();
 }
 
+// Bytes of a process size as FormatMemorySize normalised it ("2g", "1536m", "100b").
+std::optional<int64_t> ProcessBytes(const api::FlinkConfiguration& conf, const std::string& key) {
+  auto mem = conf.find(key);
+  if (mem == conf.end() || mem->second.empty()) return std::nullopt;
+  const std::string& v = mem->second;
+  int64_t n = 0;
+  try {
+    n = std::stoll(v);
+  } catch (...) {
+    return std::nullopt;
+  }
+  switch (v.back()) {
+    case 't': return n << 40;
+    case 'g': return n << 30;
+    case 'm': return n << 20;
+    case 'k': return n << 10;
+    default: return n;
+  }
+}
+
 // requests/limits of the main container from the deploy config, as Flink's native decorators.
 Json ContainerResources(const api::FlinkConfiguration& conf, const std::string& component) {
   Json requests = Json::object();
   Json limits = Json::object();
   const std::string prefix = "kubernetes." + component;
-  auto cpu = conf.find(prefix + ".cpu");
-  if (cpu != conf.end()) {
+  if (conf.count(prefix + ".cpu")) {
     const double c = DoubleConf(conf, prefix + ".cpu", 1.0);
     requests["cpu"] = CpuQuantity(c);
     limits["cpu"] = CpuQuantity(c * DoubleConf(conf, prefix + ".cpu.limit-factor", 1.0));
   }
-  auto mem = conf.find(component + ".memory.process.size");
-  if (mem != conf.end()) {
-    StatusOr<int64_t> bytes = [&]() -> StatusOr<int64_t> {
-      // Already normalised by FormatMemorySize ("2g", "1536m", "100b").
-      const std::string& v = mem->second;
-      if (v.empty()) return InvalidArgumentError("empty");
-      const char unit = v.back();
-      int64_t n = 0;
-      try {
-        n = std::stoll(v);
-      } catch (...) {
-        return InvalidArgumentError("bad");
-      }
-      switch (unit) {
-        case 't': return n << 40;
-        case 'g': return n << 30;
-        case 'm': return n << 20;
-        case 'k': return n << 10;
-        default: return n;
-      }
-    }();
-    if (bytes.ok()) {
-      requests["memory"] = MemoryQuantity(*bytes);
-      const double factor = DoubleConf(conf, prefix + ".memory.limit-factor", 1.0);
-      limits["memory"] = MemoryQuantity(static_cast<int64_t>(std::llround(*bytes * factor)));
-    }
+  if (std::optional<int64_t> bytes = ProcessBytes(conf, component + ".memory.process.size")) {
+    requests["memory"] = MemoryQuantity(*bytes);
+    const double factor = DoubleConf(conf, prefix + ".memory.limit-factor", 1.0);
+    limits["memory"] = MemoryQuantity(static_cast<int64_t>(std::llround(*bytes * factor)));
   }
   Json out = Json::object();
   if (!requests.empty()) out["requests"] = requests;
@@ -133,6 +131,28 @@ Json ClusterLabels(const std::string& name, const std::string& component) {
   Json labels = {{"app", name}, {"type", kNativeType}};
   if (!component.empty()) labels["component"] = component;
   return labels;
+}
+
+decorators::PodRequests ContainerRequests(const api::FlinkConfiguration& conf,
+                                          const std::string& component) {
+  decorators::PodRequests out;
+  if (conf.count("kubernetes." + component + ".cpu")) {
+    // As the container requests it: rounded to millicores.
+    out.cpu = std::llround(DoubleConf(conf, "kubernetes." + component + ".cpu", 1.0) * 1000) / 1000.0;
+  }
+  out.memory_bytes = ProcessBytes(conf, component + ".memory.process.size").value_or(0);
+  return out;
+}
+
+PodTemplates UserPodTemplates(const api::FlinkDeploymentSpec& spec) {
+  PodTemplates t{
+      .job_manager = MergePodTemplates(spec.pod_template,
+                                       spec.job_manager ? spec.job_manager->pod_template : Json()),
+      .task_manager = MergePodTemplates(
+          spec.pod_template, spec.task_manager ? spec.task_manager->pod_template : Json())};
+  if (!t.job_manager.is_object()) t.job_manager = Json::object();
+  if (!t.task_manager.is_object()) t.task_manager = Json::object();
+  return t;
 }
 
 std::string RestServiceName(const std::string& cluster_id) { return cluster_id + "-rest"; }
@@ -176,7 +196,14 @@ Json MergePodTemplates(const Json& base, const Json& over) {
 
 StatusOr<ClusterObjects> BuildClusterObjects(const api::ObjectMeta& meta,
                                              const api::FlinkDeploymentSpec& spec,
-                                             const api::FlinkConfiguration& conf_in) {
+                                             const api::FlinkConfiguration& conf) {
+  return BuildClusterObjects(meta, spec, conf, UserPodTemplates(spec));
+}
+
+StatusOr<ClusterObjects> BuildClusterObjects(const api::ObjectMeta& meta,
+                                             const api::FlinkDeploymentSpec& spec,
+                                             const api::FlinkConfiguration& conf_in,
+                                             const PodTemplates& templates) {
   const std::string name = meta.name();
   const std::string ns = meta.namespace_name();
   if (name.empty()) return InvalidArgumentError("metadata.name: required to build the cluster");
@@ -187,8 +214,7 @@ StatusOr<ClusterObjects> BuildClusterObjects(const api::ObjectMeta& meta,
   ClusterObjects out;
 
   // TaskManager pod template for the JobManager's resource manager.
-  Json tm_template = MergePodTemplates(
-      spec.pod_template, spec.task_manager ? spec.task_manager->pod_template : Json());
+  const Json& tm_template = templates.task_manager;
   Json cm_data = Json::object();
   if (!tm_template.is_null() && !tm_template.empty()) {
     conf["kubernetes.pod-template-file.taskmanager"] = "/opt/flink/conf/" + std::string(kTmTemplateFile);
@@ -209,8 +235,7 @@ StatusOr<ClusterObjects> BuildClusterObjects(const api::ObjectMeta& meta,
                     {"data", cm_data}};
 
   // The JobManager pod template.
-  Json pod = MergePodTemplates(spec.pod_template,
-                               spec.job_manager ? spec.job_manager->pod_template : Json());
+  Json pod = templates.job_manager;
   if (!pod.is_object()) pod = Json::object();
   Json pod_meta = pod.value("metadata", Json::object());
   Json pod_labels = pod_meta.value("labels", Json::object());

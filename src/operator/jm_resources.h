@@ -12,7 +12,10 @@
 //
 // The ConfigMap and both Services are owned by the JobManager Deployment (set once its uid is
 // known: WithDeploymentOwner). spec.podTemplate is the base, jobManager.podTemplate /
-// taskManager.podTemplate are merged over it (objects recursively, lists of named items by name).
+// taskManager.podTemplate are merged over it (objects recursively, lists of named items by name):
+// UserPodTemplates. The step decorators (decorators/decorator_chain.h) may change both templates
+// before the objects are built and add objects of their own (`pre_creation`, created before the
+// Deployment, e.g. a PodGroup; `accompanying`, created after it), all owned by the Deployment.
 //
 // Usage:
 //   TRIMTAB_ASSIGN_OR_RETURN(ClusterObjects objs, BuildClusterObjects(fd.metadata, spec, conf));
@@ -23,8 +26,11 @@
 
 #include <string>
 
+#include <vector>
+
 #include "api/flink_resources.h"
 #include "common/status.h"
+#include "operator/decorators/step_decorator.h"
 
 namespace trimtab::op {
 
@@ -37,13 +43,35 @@ struct ClusterObjects {
   Json deployment;
   Json internal_service;
   Json rest_service;
+  std::vector<decorators::KubeObject> pre_creation;  // created before the Deployment
+  std::vector<decorators::KubeObject> accompanying;  // created after it
 };
 
+// The pod templates of a cluster before the operator adds its own parts: spec.podTemplate with
+// jobManager.podTemplate / taskManager.podTemplate merged over it (JSON objects, {} when none).
+struct PodTemplates {
+  Json job_manager;
+  Json task_manager;
+};
+PodTemplates UserPodTemplates(const api::FlinkDeploymentSpec& spec);
+
 // `conf` is the deploy configuration (flink_config_builder.h). The generation annotation is
-// meta.generation().
+// meta.generation(). The first form uses UserPodTemplates(spec); the second the given (decorated)
+// templates. A non-empty TaskManager template becomes taskmanager-pod-template.yaml in the
+// ConfigMap and kubernetes.pod-template-file.taskmanager in the configuration.
 StatusOr<ClusterObjects> BuildClusterObjects(const api::ObjectMeta& meta,
                                              const api::FlinkDeploymentSpec& spec,
                                              const api::FlinkConfiguration& conf);
+StatusOr<ClusterObjects> BuildClusterObjects(const api::ObjectMeta& meta,
+                                             const api::FlinkDeploymentSpec& spec,
+                                             const api::FlinkConfiguration& conf,
+                                             const PodTemplates& templates);
+
+// What the main container of a JobManager ("jobmanager") or TaskManager ("taskmanager") pod
+// requests, from the deploy configuration (kubernetes.<component>.cpu,
+// <component>.memory.process.size), exactly as the container's resources.requests say.
+decorators::PodRequests ContainerRequests(const api::FlinkConfiguration& conf,
+                                          const std::string& component);
 
 // Sets the owner reference of the ConfigMap and the Services to the created JobManager Deployment.
 void WithDeploymentOwner(ClusterObjects* objects, const std::string& deployment_name,

@@ -10,6 +10,8 @@
 #include "api/reconciled_spec.h"
 #include "core/flink/autoscaler_options.h"
 #include "core/flink/config_values.h"
+#include "operator/decorators/builtin_decorators.h"
+#include "operator/decorators/decorator_chain.h"
 #include "operator/operator_config.h"
 #include "operator/process_resources.h"
 
@@ -329,6 +331,18 @@ StatusOr<std::string> RenderIngressTemplate(const std::string& tmpl, const std::
   return out;
 }
 
+// The scheduler keys and the decorators they choose (decorators/decorator_chain.h): a bad
+// option map or decorator configuration stops the deploy before anything is created or stopped.
+namespace {
+std::optional<std::string> ValidateSchedulers(const api::FlinkConfiguration& conf) {
+  decorators::DecoratorRegistry registry;
+  if (Status s = decorators::RegisterBuiltinDecorators(registry); !s.ok()) return s.message();
+  StatusOr<decorators::DecoratorChain> chain = decorators::DecoratorChain::Create(registry, conf);
+  if (!chain.ok()) return chain.status().message();
+  return std::nullopt;
+}
+}  // namespace
+
 std::optional<std::string> ValidateDeployment(const api::FlinkDeployment& d,
                                               const api::FlinkConfiguration& conf) {
   const std::string name = d.metadata.name();
@@ -348,7 +362,8 @@ std::optional<std::string> ValidateDeployment(const api::FlinkDeployment& d,
                    }
                    return std::nullopt;
                  },
-                 [&] { return ValidateAutoscaler(conf); });
+                 [&] { return ValidateAutoscaler(conf); },
+                 [&] { return ValidateSchedulers(conf); });
 }
 
 std::optional<std::string> ValidateSessionJob(const api::FlinkSessionJob& job,

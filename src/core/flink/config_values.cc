@@ -215,4 +215,68 @@ std::string FormatLogNumber(double v) {
   return FormatGeneral(v, 6);  // printf's %.6g, without the locale and format-string work
 }
 
+StatusOr<std::map<std::string, std::string>> ParseFlinkMap(std::string_view key,
+                                                           std::string_view value) {
+  // Split into entries at "," outside quotes.
+  std::vector<std::string> entries;
+  std::string current;
+  char quote = 0;
+  for (char c : value) {
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+      current += c;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      current += c;
+    } else if (c == ',') {
+      entries.push_back(std::move(current));
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  if (quote != 0) {
+    return InvalidArgumentError(std::string(key) + ": unclosed quote in map \"" +
+                                std::string(value) + "\"");
+  }
+  entries.push_back(std::move(current));
+  const auto unquote = [](std::string_view t) {
+    t = TrimSpaces(t);
+    if (t.size() >= 2 && (t.front() == '\'' || t.front() == '"') && t.back() == t.front()) {
+      t = t.substr(1, t.size() - 2);
+    }
+    return std::string(t);
+  };
+  std::map<std::string, std::string> out;
+  for (const std::string& raw : entries) {
+    const std::string_view entry = TrimSpaces(raw);
+    if (entry.empty()) continue;
+    size_t colon = std::string_view::npos;
+    char q = 0;
+    for (size_t i = 0; i < entry.size() && colon == std::string_view::npos; ++i) {
+      if (q != 0) {
+        if (entry[i] == q) q = 0;
+      } else if (entry[i] == '\'' || entry[i] == '"') {
+        q = entry[i];
+      } else if (entry[i] == ':') {
+        colon = i;
+      }
+    }
+    if (colon == std::string_view::npos) {
+      return InvalidArgumentError(std::string(key) + ": map entry \"" + std::string(entry) +
+                                  "\" has no \":\" (expected key:value,key:value)");
+    }
+    const std::string k = unquote(entry.substr(0, colon));
+    const std::string v = unquote(entry.substr(colon + 1));
+    if (k.empty()) {
+      return InvalidArgumentError(std::string(key) + ": map entry \"" + std::string(entry) +
+                                  "\" has an empty key");
+    }
+    if (!out.emplace(k, v).second) {
+      return InvalidArgumentError(std::string(key) + ": map key \"" + k + "\" is given twice");
+    }
+  }
+  return out;
+}
+
 }  // namespace trimtab::core::flink

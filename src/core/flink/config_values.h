@@ -1,7 +1,7 @@
 // Parsers for Flink configuration values as they appear in a Flink configuration map (every
 // value is a string): durations ("30 s", "5 min", "1h", "250ms", "PT1H"; a plain number means
 // milliseconds), booleans, numbers, memory sizes ("2g", "512 mb", plain bytes) and lists
-// (";"-separated).
+// (";"-separated) and maps ("k1:v1,k2:v2").
 //
 // Errors name the key: `ParseFlinkDuration("job.autoscaler.metrics.window", "5 parsecs")` fails
 // with "job.autoscaler.metrics.window: invalid duration \"5 parsecs\" ...".
@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,14 @@ StatusOr<int64_t> ParseFlinkMemorySize(std::string_view key, std::string_view va
 // ";"-separated list (Flink's list syntax without quoting); empty items are dropped, items are
 // trimmed.
 std::vector<std::string> ParseFlinkList(std::string_view value);
+// Flink's map syntax: entries separated by ",", key and value by the first ":" of the entry;
+// keys and values are trimmed; a quoted key or value ('...' or "...") is taken as it is inside
+// the quotes, so it may contain "," or ":". Empty entries are dropped. Errors name the key: an
+// entry without ":" or with an empty key, a key given twice, an unclosed quote.
+//   ParseFlinkMap("kubernetes.scheduler.volcano.config", "queue:q1, priorityClassName:high")
+//     -> {{"priorityClassName", "high"}, {"queue", "q1"}}
+StatusOr<std::map<std::string, std::string>> ParseFlinkMap(std::string_view key,
+                                                           std::string_view value);
 
 std::string_view TrimSpaces(std::string_view s);
 

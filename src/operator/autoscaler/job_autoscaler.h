@@ -18,6 +18,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@
 
 #include "common/json.h"
 #include "common/status.h"
+#include "core/chain/queue_headroom.h"
 
 namespace trimtab::op {
 
@@ -47,6 +49,10 @@ struct AutoscalerJobContext {
   // TaskManager shape for resource checks (0 when unknown).
   double task_manager_cpu = 0;
   double task_manager_memory_bytes = 0;
+  // The job's Volcano queue and the free room on the nodes, when its TaskManagers are in a
+  // Volcano queue (the reconciler reads them; nullopt otherwise). Handed to the executor plugins
+  // as ExecutorContext::queue (the queue-capacity plugin).
+  std::optional<core::QueueHeadroom> queue;
 };
 
 struct AutoscalerOutcome {

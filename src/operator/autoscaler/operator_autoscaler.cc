@@ -14,6 +14,7 @@
 #include "operator/autoscaler/state_documents.h"
 #include "plugins/builtin/builtin_plugins.h"
 #include "plugins/loader/chain_builder.h"
+#include "plugins/queue_capacity/queue_capacity.h"
 
 namespace trimtab::op {
 namespace {
@@ -166,9 +167,25 @@ StatusOr<std::unique_ptr<OperatorAutoscaler>> OperatorAutoscaler::Create(
     TRIMTAB_RETURN_IF_ERROR(plugins::RegisterBuiltinExecutorPlugins(builtin));
     registry = &builtin;
   }
-  if (!o.executor_chain.is_null()) {
+  Json chain = o.executor_chain;
+  if (o.default_queue_capacity && registry->Contains(plugins::kQueueCapacityType) &&
+      (chain.is_null() || chain.is_object())) {
+    // On in the default chain: it approves everything for jobs outside a Volcano queue.
+    bool present = false;
+    const Json listed = chain.is_object() ? chain.value("plugins", Json::array()) : Json::array();
+    for (const Json& p : listed) {
+      present = present || (p.is_object() && p.value("type", "") == plugins::kQueueCapacityType);
+    }
+    if (!present && listed.is_array()) {
+      if (chain.is_null()) chain = Json::object();
+      chain["plugins"] = listed;
+      chain["plugins"].push_back({{"type", plugins::kQueueCapacityType},
+                                  {"priority", plugins::kQueueCapacityDefaultPriority}});
+    }
+  }
+  if (!chain.is_null()) {
     StatusOr<plugins::BuiltChain> built =
-        plugins::BuildExecutorChain(o.executor_chain, "executorChain", *registry);
+        plugins::BuildExecutorChain(chain, "executorChain", *registry);
     if (!built.ok()) return built.status().WithContext("operator autoscaler: executor chain");
     a->chain_ = std::move(built->chain);
   }
@@ -401,6 +418,7 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::Scale(const AutoscalerJobContext
   in.context.job_key = job_key;
   in.context.namespace_name = c.namespace_name;
   in.context.configuration = c.flink_configuration;
+  in.context.queue = c.queue;
   Json plugin_states = r->plugin_states;
   StatusOr<flink::ChainedCycleResult> result =
       flink::RunAutoscalerCycleWithChain(in, r->state, chain_, &plugin_states);

@@ -80,6 +80,9 @@ struct OperatorAutoscalerOptions {
   Json executor_chain;
   // Where plugin types come from; nullptr = the built-in types (with webhook).
   core::ExecutorPluginRegistry* plugin_registry = nullptr;
+  // Adds a queue-capacity plugin (priority 1000000: last) to a chain that has none, when the
+  // registry knows the type. It acts only for jobs in a Volcano queue (the context's `queue`).
+  bool default_queue_capacity = true;
   // HTTP client for the Flink REST API; nullptr = one owned by the autoscaler.
   const http::HttpClient* flink_http = nullptr;
   // job.autoscaler.flink.rest-client.timeout when the configuration does not set it (upstream

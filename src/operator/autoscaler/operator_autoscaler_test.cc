@@ -305,7 +305,7 @@ TEST_F(OperatorAutoscalerTest, WebhookVetoIsRecordedAndNothingScales) {
           {{{"type", "webhook"},
             {"priority", 5},
             {"config", {{"url", (*hook)->base_url() + "/scale"}}}}}}});
-  EXPECT_EQ(autoscaler_->DescribeChain(), "webhook(5)");
+  EXPECT_EQ(autoscaler_->DescribeChain(), "webhook(5) -> queue-capacity(1000000)");
   for (int m = 1; m <= 3; ++m) ScaleAt(minutes(m));
   AutoscalerOutcome out = ScaleAt(minutes(4));
   EXPECT_EQ(calls.load(), 1);
