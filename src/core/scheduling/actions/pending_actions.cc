@@ -1,0 +1,19 @@
+// Placeholders for the eviction actions until they land.
+#include "core/scheduling/actions/actions.h"
+
+namespace trimtab::core::scheduling {
+
+ActionPtr NewPreemptAction(const Json&, const std::string& path) {
+  return FailedPreconditionError("action preempt is not implemented yet");
+}
+ActionPtr NewReclaimAction(const Json&, const std::string& path) {
+  return FailedPreconditionError("action reclaim is not implemented yet");
+}
+ActionPtr NewGangPreemptAction(const Json&, const std::string& path) {
+  return FailedPreconditionError("action gangpreempt is not implemented yet");
+}
+ActionPtr NewGangReclaimAction(const Json&, const std::string& path) {
+  return FailedPreconditionError("action gangreclaim is not implemented yet");
+}
+
+}  // namespace trimtab::core::scheduling

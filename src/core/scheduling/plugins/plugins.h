@@ -1,0 +1,35 @@
+// Factories of the built-in scheduler plugins, one file each. Each follows the Volcano plugin
+// of the same name (pkg/scheduler/plugins/<name>); docs/gang-scheduling.md lists what each
+// registers and every difference. Registered by BuiltinPlugins() (builtin_plugins.cc).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/json.h"
+#include "common/status.h"
+#include "core/scheduling/framework.h"
+
+namespace trimtab::core::scheduling {
+
+using PluginPtr = StatusOr<std::unique_ptr<Plugin>>;
+
+PluginPtr NewGangPlugin(const Json& args, const std::string& path);
+PluginPtr NewPriorityPlugin(const Json& args, const std::string& path);
+PluginPtr NewConformancePlugin(const Json& args, const std::string& path);
+PluginPtr NewDrfPlugin(const Json& args, const std::string& path);
+PluginPtr NewProportionPlugin(const Json& args, const std::string& path);
+PluginPtr NewCapacityPlugin(const Json& args, const std::string& path);
+PluginPtr NewOvercommitPlugin(const Json& args, const std::string& path);
+PluginPtr NewPredicatesPlugin(const Json& args, const std::string& path);
+PluginPtr NewNodeOrderPlugin(const Json& args, const std::string& path);
+PluginPtr NewBinpackPlugin(const Json& args, const std::string& path);
+
+// Shared by proportion and overcommit: the part of a group's minResources not yet covered by
+// its allocated resources, per dimension minResources names (util.GetInqueueResource).
+Resources InqueueResource(const JobInfo& job, const Resources& allocated);
+// Whether an Inqueue group, or a Running group with at least minMember allocated tasks,
+// reserves the rest of its minResources (both plugins' accounting at session open).
+bool ReservesMinResources(const JobInfo& job);
+
+}  // namespace trimtab::core::scheduling
