@@ -262,6 +262,48 @@ TEST_F(GangTest, APodGroupTheOperatorDidNotCreateIsNeverReplaced) {
   EXPECT_NE(Get("mine").status.error.find("was not created by the operator"), std::string::npos);
 }
 
+// Hands out fixed parallelism overrides and records the contexts it was called with.
+class OverridingAutoscaler : public JobAutoscaler {
+ public:
+  StatusOr<AutoscalerOutcome> Scale(const AutoscalerJobContext& context) override {
+    contexts.push_back(context);
+    return outcome;
+  }
+  Status Cleanup(const std::string&, const std::string&) override { return Status::Ok(); }
+  AutoscalerOutcome outcome;
+  std::vector<AutoscalerJobContext> contexts;
+};
+
+TEST_F(GangTest, InPlaceScaleUpRaisesMinResourcesFirstAndTheAutoscalerSeesTheQueue) {
+  InstallVolcano();
+  OverridingAutoscaler autoscaler;
+  NewControllers(&autoscaler);
+  const std::string job = DeployToStable(GangYaml("elastic",
+                                                  "    kubernetes.scheduler-name: volcano\n"
+                                                  "    job.autoscaler.enabled: \"true\"\n"
+                                                  "    jobmanager.scheduler: adaptive\n"),
+                                         "elastic");
+  EXPECT_EQ((*PodGroup("elastic"))["spec"]["minResources"],
+            Json::parse(R"({"cpu":"3","memory":"5Gi"})"));  // 4 slots: 2 TaskManagers
+  ASSERT_FALSE(autoscaler.contexts.empty());
+  const AutoscalerJobContext& seen = autoscaler.contexts.back();
+  ASSERT_TRUE(seen.queue.has_value());
+  EXPECT_EQ(seen.queue->queue, "default");
+  EXPECT_FALSE(seen.queue->exists);  // no Queue objects in this API server
+  EXPECT_EQ(seen.queue->task_manager.cpu, 1);
+  EXPECT_EQ(seen.queue->slots_per_task_manager, 2);
+
+  autoscaler.outcome.parallelism_overrides = {{"vertex-a", 8}, {"vertex-b", 8}};
+  autoscaler.outcome.scaled = true;
+  Pass("elastic");
+  EXPECT_EQ(env_.jm()->Job(job)->requirements.at("vertex-a"), (flink::ParallelismBounds{1, 8}));
+  EXPECT_EQ(env_.Events("elastic", "Scaling"), std::vector<std::string>{"In-place scaling triggered"});
+  // 8 slots: 4 TaskManagers of 1 cpu / 2 GiB plus the JobManager.
+  EXPECT_EQ((*PodGroup("elastic"))["spec"]["minResources"],
+            Json::parse(R"({"cpu":"5","memory":"9Gi"})"));
+  EXPECT_EQ((*PodGroup("elastic"))["spec"]["minMember"], 1);  // no TaskManager pod exists here
+}
+
 TEST_F(GangTest, QueueFactsForTheQueueCapacityPlugin) {
   InstallVolcano();
   Json queue = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
