@@ -99,6 +99,9 @@ void CloseSession(Session& ssn) {
       u.pod = t.ref;
       TaskSchedulingReason(job, t, ssn.node_names(), &u.reason, &u.message);
       if (u.message.empty()) u.message = base;
+      if (t.status == TaskStatus::kPipelined && t.eviction_occurred && t.node >= 0) {
+        u.nominated_node = ssn.node_names()[t.node];
+      }
       result.unschedulable.push_back(std::move(u));
       if (t.status == TaskStatus::kPipelined) result.pipelined.push_back(t.ref);
     }

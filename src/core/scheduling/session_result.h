@@ -78,6 +78,9 @@ struct Unschedulable {
   PodRef pod;
   std::string reason;   // Unschedulable | Schedulable (placed but gang not complete)
   std::string message;  // "0/4 nodes are unavailable: 4 Insufficient cpu."
+  // status.nominatedNodeName to set: the node a pod was pipelined onto after evictions made
+  // room for it (allocate tries that node first next session). Empty otherwise.
+  std::string nominated_node;
 };
 
 // An object the session left out, and why (a PodGroup whose queue does not exist, pods of a

@@ -88,6 +88,7 @@ Json SessionResultToJson(const SessionResult& result) {
     Json j = PodJson(u.pod);
     j["reason"] = u.reason;
     j["message"] = u.message;
+    if (!u.nominated_node.empty()) j["nominatedNodeName"] = u.nominated_node;
     unschedulable.push_back(std::move(j));
   }
   out["unschedulable"] = std::move(unschedulable);

@@ -13,7 +13,8 @@
 //    "queues": [{"name": "default", "state": "Open", "allocated": {"cpu": "4", ...},
 //                "deserved": {...}, "pending": 0, "inqueue": 1, "running": 2, "unknown": 0,
 //                "completed": 0, "changed": true}],
-//    "unschedulable": [{"pod": "ns/name", "uid": ..., "reason": ..., "message": ...}],
+//    "unschedulable": [{"pod": "ns/name", "uid": ..., "reason": ..., "message": ...,
+//                       "nominatedNodeName": "n1"}],
 //    "skipped": [{"kind": "PodGroup", "namespace": ..., "name": ..., "reason": ...}],
 //    "log": ["enqueue: ...", ...]}
 //

@@ -95,6 +95,11 @@ void Statement::Commit() {
   ops_.clear();
 }
 
+void Statement::Merge(Statement& other) {
+  for (Operation& op : other.ops_) ops_.push_back(std::move(op));
+  other.ops_.clear();
+}
+
 bool Statement::HasEvictions() const {
   for (const Operation& op : ops_) {
     if (op.op == Op::kEvict) return true;

@@ -27,6 +27,9 @@ class Statement {
   // Undoes one Pipeline right away (backfill re-places pipelined BestEffort tasks).
   void UnPipeline(TaskInfo& task);
 
+  // Moves `other`'s operations (already applied to the session) to the end of this one.
+  void Merge(Statement& other);
+
   void Commit();
   void Discard();
   bool Empty() const { return ops_.empty(); }

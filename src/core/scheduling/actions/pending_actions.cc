@@ -9,11 +9,4 @@ ActionPtr NewPreemptAction(const Json&, const std::string& path) {
 ActionPtr NewReclaimAction(const Json&, const std::string& path) {
   return FailedPreconditionError("action reclaim is not implemented yet");
 }
-ActionPtr NewGangPreemptAction(const Json&, const std::string& path) {
-  return FailedPreconditionError("action gangpreempt is not implemented yet");
-}
-ActionPtr NewGangReclaimAction(const Json&, const std::string& path) {
-  return FailedPreconditionError("action gangreclaim is not implemented yet");
-}
-
 }  // namespace trimtab::core::scheduling
