@@ -3,7 +3,7 @@ PRESET ?= release
 BUILD  := build/$(PRESET)
 JOBS   ?= $(shell nproc)
 
-.PHONY: help deps configure build test demo bench format asan clean
+.PHONY: help deps configure build test demo bench format asan image clean
 
 help: ## Show this help
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -36,6 +36,13 @@ format: ## Reformat all C++ sources with clang-format
 
 asan: ## Build and test with AddressSanitizer + UBSan
 	$(MAKE) test PRESET=asan
+
+# The version in CMakeLists.txt's project(); `make image VERSION=1.2.3` overrides it.
+VERSION ?= $(shell sed -n 's/^project(trimtab VERSION \([^ )]*\).*/\1/p' CMakeLists.txt)
+IMAGE   ?= trimtab
+
+image: ## Build the container image $(IMAGE):$(VERSION) with docker (docs/deploy.md)
+	docker build --build-arg VERSION=$(VERSION) -t $(IMAGE):$(VERSION) .
 
 clean: ## Remove build trees
 	rm -rf build

@@ -16,6 +16,7 @@
 #include "cli/autoscaler_factory.h"
 #include "cli/commands.h"
 #include "cluster/apiserver/apiserver.h"
+#include "cluster/runtime/process_pod_runner.h"
 #include "cluster/runtime/runtime.h"
 #include "operator/bundled_crds.h"
 #include "operator/operator.h"
@@ -52,7 +53,8 @@ struct LocalFlags {
 
 // PodRunners built into `trimtab local`, tried in this order before the default runner (the
 // first whose Handles() is true runs a pod): the simulated Flink JobManagers and TaskManagers
-// (docs/design/flink-pods.md). Add in-tree runners here.
+// (docs/design/flink-pods.md), then pods of the trimtab image as real processes
+// (process_pod_runner.h). Add in-tree runners here.
 std::vector<cluster::runtime::PodRunnerFactory> InTreePodRunners(
     const LocalFlags& flags, const std::string& server_url,
     const std::map<std::string, sim::flink::WorkloadEntry>& workloads) {
@@ -70,7 +72,18 @@ std::vector<cluster::runtime::PodRunnerFactory> InTreePodRunners(
             .workloads = workloads,
             .seed = seed}));
   };
-  return {flink};
+  // Pods of the trimtab image (deploy/): the real binary as a child process.
+  cluster::runtime::PodRunnerFactory process =
+      [data_dir = flags.data_dir, server_url](const cluster::runtime::RuntimeContext& context)
+      -> StatusOr<std::shared_ptr<cluster::PodRunner>> {
+    return std::shared_ptr<cluster::PodRunner>(std::make_shared<cluster::runtime::ProcessPodRunner>(
+        cluster::runtime::ProcessPodRunnerOptions{.data_dir = data_dir,
+                                                  .api_server_url = server_url,
+                                                  .client = context.client,
+                                                  .clock = context.clock,
+                                                  .events = context.events}));
+  };
+  return {flink, process};
 }
 
 // Schedulers built into `trimtab local`, tried in this order before the default scheduler (the

@@ -4,8 +4,11 @@
 
 #include <signal.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -34,9 +37,45 @@ struct OperatorFlags {
   std::string lease_namespace;
   std::string reconcile_interval;
   int health_port = 8085;
+  std::string health_address = "0.0.0.0";
   int workers = 4;
   std::string resolve_services = "auto";  // auto: through the API server unless in-cluster
 };
+
+// The cluster clock of `trimtab local --speed N`, handed to the process pods it runs as
+// TRIMTAB_LOCAL_CLOCK="<speed>,<cluster now, Unix ms>,<wall now, Unix ms>": time runs `speed`
+// times faster than the wall clock from that shared point, as it does in trimtab local.
+class LocalPodClock final : public Clock {
+ public:
+  LocalPodClock(double speed, int64_t virtual_ms, int64_t wall_ms)
+      : speed_(speed), virtual_ms_(virtual_ms), wall_ms_(wall_ms) {}
+  TimePoint Now() const override {
+    const double wall = static_cast<double>(ToUnixMillis(std::chrono::system_clock::now()));
+    return FromUnixMillis(virtual_ms_ + static_cast<int64_t>((wall - wall_ms_) * speed_));
+  }
+  void SleepFor(Duration d) override {
+    if (d <= Duration{0}) return;
+    std::this_thread::sleep_for(std::chrono::duration_cast<Duration>(d / speed_));
+  }
+
+ private:
+  double speed_;
+  int64_t virtual_ms_;
+  int64_t wall_ms_;
+};
+
+StatusOr<std::unique_ptr<Clock>> LocalPodClockFromEnv() {
+  const char* text = std::getenv("TRIMTAB_LOCAL_CLOCK");
+  if (!text || !*text) return std::unique_ptr<Clock>();
+  double speed = 0;
+  long long virtual_ms = 0, wall_ms = 0;
+  if (std::sscanf(text, "%lf,%lld,%lld", &speed, &virtual_ms, &wall_ms) != 3 || speed <= 0) {
+    return InvalidArgumentError(std::string("TRIMTAB_LOCAL_CLOCK: expected "
+                                            "<speed>,<cluster ms>,<wall ms>, got \"") +
+                                text + "\"");
+  }
+  return std::unique_ptr<Clock>(std::make_unique<LocalPodClock>(speed, virtual_ms, wall_ms));
+}
 
 StatusOr<bool> Tristate(const std::string& flag, const std::string& value, bool automatic) {
   if (value == "auto") return automatic;
@@ -45,8 +84,11 @@ StatusOr<bool> Tristate(const std::string& flag, const std::string& value, bool 
   return InvalidArgumentError(flag + ": expected true, false or auto, got \"" + value + "\"");
 }
 
-StatusOr<op::OperatorOptions> BuildOptions(const OperatorFlags& flags) {
+StatusOr<op::OperatorOptions> BuildOptions(const OperatorFlags& flags,
+                                           std::unique_ptr<Clock>* clock) {
   op::OperatorOptions o;
+  TRIMTAB_ASSIGN_OR_RETURN(*clock, LocalPodClockFromEnv());
+  if (*clock) o.clock = clock->get();
   TRIMTAB_ASSIGN_OR_RETURN(o.rest_config, kube::LoadDefaultConfig(flags.kubeconfig, flags.context));
   const bool in_cluster = flags.kubeconfig.empty() && !std::getenv("KUBECONFIG") &&
                           std::getenv("KUBERNETES_SERVICE_HOST");
@@ -60,6 +102,11 @@ StatusOr<op::OperatorOptions> BuildOptions(const OperatorFlags& flags) {
   o.lease_namespace = flags.lease_namespace.empty() ? o.rest_config.namespace_name
                                                     : flags.lease_namespace;
   o.health_port = flags.health_port;
+  o.health_address = flags.health_address;
+  // In a pod the host name is the pod's name; trimtab local's process pods pass it as HOSTNAME.
+  if (const char* host = std::getenv("HOSTNAME"); in_cluster && host && *host) {
+    o.identity = std::string(host) + "_" + std::to_string(::getpid());
+  }
   o.workers = flags.workers;
   if (!flags.config_file.empty()) {
     TRIMTAB_ASSIGN_OR_RETURN(std::string text, ReadFile(flags.config_file));
@@ -86,7 +133,8 @@ int RunOperator(const OperatorFlags& flags) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  StatusOr<op::OperatorOptions> options = BuildOptions(flags);
+  std::unique_ptr<Clock> clock;  // outlives the operator
+  StatusOr<op::OperatorOptions> options = BuildOptions(flags, &clock);
   if (!options.ok()) {
     std::fprintf(stderr, "trimtab operator: %s\n", options.status().ToString().c_str());
     return 2;
@@ -168,12 +216,19 @@ void RegisterOperatorCommand(CLI::App& app, int* exit_code) {
                   "kubernetes.operator.reconcile.interval, a Flink duration (default 1 min)");
   cmd->add_option("--health-port", flags->health_port, "port of /healthz and /readyz; -1 = off")
       ->capture_default_str();
+  cmd->add_option("--health-address", flags->health_address,
+                  "address the health port binds (trimtab local's process pods set "
+                  "TRIMTAB_HEALTH_ADDRESS to the pod IP)")
+      ->envname("TRIMTAB_HEALTH_ADDRESS")
+      ->capture_default_str();
   cmd->add_option("--workers", flags->workers, "reconcile workers per resource kind")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
   cmd->add_option("--resolve-services-via-api", flags->resolve_services,
                   "reach JobManager REST services through their cluster IP read from the API "
-                  "server instead of cluster DNS: true, false or auto (on outside a cluster)")
+                  "server instead of cluster DNS: true, false or auto (on outside a cluster; "
+                  "trimtab local's process pods set TRIMTAB_RESOLVE_SERVICES_VIA_API=true)")
+      ->envname("TRIMTAB_RESOLVE_SERVICES_VIA_API")
       ->capture_default_str();
   cmd->callback([flags, exit_code] { *exit_code = RunOperator(*flags); });
 }

@@ -234,16 +234,28 @@ StatusOr<RestConfig> InClusterConfig(const InClusterOptions& options) {
         "in-cluster config: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be set");
   }
   RestConfig config;
+  // trimtab local's process pods (docs/local-cluster.md): the local API server speaks plain
+  // HTTP and the pod's service-account files live in a directory of its own.
+  const std::optional<std::string> scheme = getenv("TRIMTAB_KUBERNETES_SERVICE_SCHEME");
+  const bool plain_http = scheme && *scheme == "http";
+  if (scheme && !scheme->empty() && *scheme != "http" && *scheme != "https") {
+    return InvalidArgumentError("in-cluster config: TRIMTAB_KUBERNETES_SERVICE_SCHEME must be "
+                                "http or https, got \"" + *scheme + "\"");
+  }
+  const std::optional<std::string> dir_override = getenv("TRIMTAB_SERVICE_ACCOUNT_DIR");
   // IPv6 service addresses need brackets in a URL.
   const bool ipv6 = host->find(':') != std::string::npos;
-  config.server = "https://" + (ipv6 ? "[" + *host + "]" : *host) + ":" + *port;
-  const std::filesystem::path dir(options.service_account_dir);
+  config.server = std::string(plain_http ? "http://" : "https://") +
+                  (ipv6 ? "[" + *host + "]" : *host) + ":" + *port;
+  const std::filesystem::path dir(dir_override && !dir_override->empty()
+                                      ? *dir_override
+                                      : options.service_account_dir);
   config.bearer_token_file = (dir / "token").string();
   StatusOr<std::string> token = ReadFile(config.bearer_token_file);
   if (!token.ok()) return token.status().WithContext("in-cluster config: service account token");
   config.bearer_token = TrimSpace(*token);
-  config.tls.ca_file = (dir / "ca.crt").string();
-  if (!std::filesystem::exists(config.tls.ca_file)) {
+  if (!plain_http) config.tls.ca_file = (dir / "ca.crt").string();
+  if (!plain_http && !std::filesystem::exists(config.tls.ca_file)) {
     return FailedPreconditionError("in-cluster config: " + config.tls.ca_file + " does not exist");
   }
   StatusOr<std::string> ns = ReadFile((dir / "namespace").string());

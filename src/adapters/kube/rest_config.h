@@ -42,6 +42,9 @@ StatusOr<RestConfig> ParseKubeconfig(std::string_view yaml, std::string_view bas
                                      std::string_view context);
 StatusOr<RestConfig> LoadKubeconfigFile(const std::string& path, std::string_view context);
 
+// Two environment variables adapt it to `trimtab local`'s process pods, which share the host's
+// file system and reach a plain-HTTP API server: TRIMTAB_SERVICE_ACCOUNT_DIR replaces
+// service_account_dir, TRIMTAB_KUBERNETES_SERVICE_SCHEME=http drops TLS (no ca.crt needed).
 struct InClusterOptions {
   // Directory with token, ca.crt and namespace.
   std::string service_account_dir = "/var/run/secrets/kubernetes.io/serviceaccount";

@@ -171,6 +171,35 @@ TEST(InClusterConfigTest, ReadsServiceAccount) {
   EXPECT_FALSE(InClusterConfig({.service_account_dir = dir.path(), .getenv = getenv}).ok());
 }
 
+// trimtab local's process pods: a plain-HTTP API server and the files in a directory of the pod.
+TEST(InClusterConfigTest, LocalProcessPodOverrides) {
+  TempDir dir;
+  dir.Write("token", "pod-token\n");
+  dir.Write("namespace", "trimtab-system\n");
+  std::map<std::string, std::string> env = {{"KUBERNETES_SERVICE_HOST", "127.0.0.1"},
+                                            {"KUBERNETES_SERVICE_PORT", "6443"},
+                                            {"TRIMTAB_KUBERNETES_SERVICE_SCHEME", "http"},
+                                            {"TRIMTAB_SERVICE_ACCOUNT_DIR", dir.path()}};
+  auto getenv = [&](const std::string& name) -> std::optional<std::string> {
+    auto it = env.find(name);
+    if (it == env.end()) return std::nullopt;
+    return it->second;
+  };
+  StatusOr<RestConfig> c = InClusterConfig({.service_account_dir = "/nonexistent", .getenv = getenv});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->server, "http://127.0.0.1:6443");
+  EXPECT_EQ(c->bearer_token, "pod-token");
+  EXPECT_TRUE(c->tls.ca_file.empty());
+  EXPECT_EQ(c->namespace_name, "trimtab-system");
+  // https without a ca.crt in the directory is still an error; other schemes are rejected.
+  env["TRIMTAB_KUBERNETES_SERVICE_SCHEME"] = "https";
+  EXPECT_FALSE(InClusterConfig({.getenv = getenv}).ok());
+  env["TRIMTAB_KUBERNETES_SERVICE_SCHEME"] = "ftp";
+  StatusOr<RestConfig> bad = InClusterConfig({.getenv = getenv});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("TRIMTAB_KUBERNETES_SERVICE_SCHEME"), std::string::npos);
+}
+
 TEST(Base64Test, RoundTrip) {
   for (const std::string s : {"", "f", "fo", "foo", "foob", "fooba", "foobar"}) {
     StatusOr<std::string> back = Base64Decode(Base64Encode(s));

@@ -316,7 +316,9 @@ HttpResponse AuthLayer::Serve(const HttpRequest& http, const http::HttpHandler& 
   request.attributes = AttributesOf(http, request.info, request.user);
   Decision decision = Check(request.attributes);
   if (!decision.allowed) {
-    spdlog::debug("auth: {} {} denied for {}", http.method, http.path, request.user.name);
+    // What the kube-apiserver logs at -v=2 ("RBAC: no rules authorize user ..."), so a missing
+    // verb shows up in trimtab local's log too.
+    spdlog::info("auth: RBAC denied {} {} to {}", http.method, http.path, request.user.name);
     return ErrorResponse(ForbiddenError(request.attributes, decision.reason));
   }
   if (auto served = ServeApi(request)) return std::move(*served);
