@@ -1,5 +1,7 @@
 #include "sim/job_library.h"
 
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 namespace trimtab::sim {
@@ -115,7 +117,12 @@ StatusOr<JobSpec> ParseLibraryJob(const Json& json, const std::string& path) {
   TRIMTAB_RETURN_IF_ERROR(r.OptionalInt("partitions", &partitions));
   TRIMTAB_RETURN_IF_ERROR(r.OptionalInt("maxParallelism", &max_p));
   TRIMTAB_RETURN_IF_ERROR(r.OptionalDouble("recordsPerCore", &o.records_per_core));
+  std::optional<double> stopping_offsets;
+  TRIMTAB_RETURN_IF_ERROR(r.OptionalDouble("stoppingOffsets", &stopping_offsets));
   TRIMTAB_RETURN_IF_ERROR(r.NoUnknownFields());
+  if (stopping_offsets && !(*stopping_offsets >= 0)) {
+    return InvalidArgumentError(r.FieldPath("stoppingOffsets") + ": must be at least 0");
+  }
   if (parallelism < 1 || parallelism > 32768) return InvalidArgumentError(r.FieldPath("parallelism") + ": must be between 1 and 32768");
   if (partitions < 1 || partitions > 1'000'000) return InvalidArgumentError(r.FieldPath("partitions") + ": must be between 1 and 1000000");
   if (max_p < parallelism || max_p > 32768) return InvalidArgumentError(r.FieldPath("maxParallelism") + ": must be between parallelism and 32768");
@@ -125,6 +132,11 @@ StatusOr<JobSpec> ParseLibraryJob(const Json& json, const std::string& path) {
   o.max_parallelism = static_cast<int>(max_p);
   StatusOr<JobSpec> spec = LibraryJob(name, o);
   if (!spec.ok()) return InvalidArgumentError(r.FieldPath("library") + ": " + spec.status().message());
+  if (stopping_offsets) {  // a bounded run of the query: every source stops at this offset
+    for (VertexSpec& v : spec->vertices) {
+      if (v.partitions > 0) v.stopping_offsets = {*stopping_offsets};
+    }
+  }
   return spec;
 }
 

@@ -38,7 +38,8 @@ std::vector<std::string> LibraryJobNames();
 
 StatusOr<JobSpec> LibraryJob(std::string_view name, const LibraryJobOptions& options = {});
 
-// Reads {library: q5, parallelism: 4, partitions: 16, maxParallelism: 128} at `path`.
+// Reads {library: q5, parallelism: 4, partitions: 16, maxParallelism: 128} at `path`, plus
+// `stoppingOffsets: N`: every source is bounded at offset N of each partition.
 StatusOr<JobSpec> ParseLibraryJob(const Json& json, const std::string& path);
 
 }  // namespace trimtab::sim

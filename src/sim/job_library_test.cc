@@ -64,6 +64,30 @@ TEST(JobLibrary, Q8JoinsTwoSources) {
   EXPECT_EQ(s.vertices[2].id, "window-join");
 }
 
+TEST(JobLibrary, StoppingOffsetsBoundEverySource) {
+  StatusOr<Json> json = ParseYaml("{library: q8, partitions: 2, stoppingOffsets: 1000}", "t");
+  ASSERT_TRUE(json.ok());
+  StatusOr<JobSpec> spec = ParseLibraryJob(*json, "job");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  int sources = 0;
+  for (const VertexSpec& v : spec->vertices) {
+    if (v.partitions == 0) {
+      EXPECT_TRUE(v.stopping_offsets.empty()) << v.id;
+      continue;
+    }
+    ++sources;
+    EXPECT_EQ(v.stopping_offsets, std::vector<double>{1000}) << v.id;
+  }
+  EXPECT_EQ(sources, 2);
+  StatusOr<std::unique_ptr<JobModel>> m = JobModel::Create(*spec, 1);
+  ASSERT_TRUE(m.ok());
+  EXPECT_TRUE((*m)->bounded());
+  json = ParseYaml("{library: q5, stoppingOffsets: -1}", "t");
+  spec = ParseLibraryJob(*json, "job");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().message(), "job.stoppingOffsets: must be at least 0");
+}
+
 TEST(JobLibrary, ParseErrorsNameTheField) {
   StatusOr<Json> json = ParseYaml("{library: q9}", "t");
   ASSERT_TRUE(json.ok());

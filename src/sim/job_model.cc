@@ -15,6 +15,7 @@ namespace trimtab::sim {
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kSaturated = 1.0 - 1e-9;    // processed / capacity at or above: saturated
+constexpr double kReadEpsilon = 1e-6;        // records: a bounded reader this close has read all
 }  // namespace
 
 JobModel::JobModel(JobSpec spec) : spec_(std::move(spec)) {}
@@ -75,6 +76,11 @@ void JobModel::BuildGraph(uint64_t seed) {
     s.rate_factor = vs.rate_factor;
     s.parts.resize(static_cast<size_t>(vs.partitions));
     for (PartitionOffsets& po : s.parts) po.end = vs.initial_backlog / vs.partitions;
+    if (!vs.stopping_offsets.empty()) {
+      s.stop = vs.stopping_offsets.size() == 1
+                   ? std::vector<double>(s.parts.size(), vs.stopping_offsets.front())
+                   : vs.stopping_offsets;
+    }
     v.source = static_cast<int>(sources_.size());
     sources_.push_back(std::move(s));
     source_ids_.push_back(v.id);
@@ -370,8 +376,7 @@ void JobModel::Process(int64_t active_start_ms, int64_t end_ms) {
     for (int i = 0; i < v.p; ++i) {
       double avail = 0;
       for (int k = s.owner_begin[static_cast<size_t>(i)]; k < s.owner_begin[static_cast<size_t>(i) + 1]; ++k) {
-        const PartitionOffsets& po = s.parts[static_cast<size_t>(s.order[static_cast<size_t>(k)])];
-        avail += po.end - po.read;
+        avail += s.Readable(static_cast<size_t>(s.order[static_cast<size_t>(k)]));
       }
       const size_t j = static_cast<size_t>(v.first + i);
       avail_[j] = avail;
@@ -410,8 +415,18 @@ void JobModel::Process(int64_t active_start_ms, int64_t end_ms) {
       const double fraction = std::min(1.0, actual_[j] * tau / avail_[j]);
       drained_ = drained_ && fraction >= 1.0;
       for (int k = s.owner_begin[static_cast<size_t>(i)]; k < s.owner_begin[static_cast<size_t>(i) + 1]; ++k) {
-        PartitionOffsets& po = s.parts[static_cast<size_t>(s.order[static_cast<size_t>(k)])];
-        po.read = fraction >= 1.0 ? po.end : std::min(po.end, po.read + (po.end - po.read) * fraction);
+        const size_t part = static_cast<size_t>(s.order[static_cast<size_t>(k)]);
+        PartitionOffsets& po = s.parts[part];
+        if (s.stop.empty()) {
+          po.read = fraction >= 1.0 ? po.end : std::min(po.end, po.read + (po.end - po.read) * fraction);
+          continue;
+        }
+        // Bounded: up to the stopping offset. A read within kReadEpsilon of its target has
+        // reached it, so a source finishes despite rounding in the fraction.
+        const double target = std::min(po.end, s.stop[part]);
+        if (po.read >= target) continue;
+        const double read = fraction >= 1.0 ? target : po.read + (target - po.read) * fraction;
+        po.read = target - read < kReadEpsilon ? target : read;
       }
     }
   }
@@ -539,10 +554,32 @@ double JobModel::Fail(std::optional<double> backoff_seconds) {
 
 void JobModel::RecountPending() {
   for (size_t si = 0; si < sources_.size(); ++si) {
+    const Source& s = sources_[si];
     double pending = 0;
-    for (const PartitionOffsets& po : sources_[si].parts) pending += po.end - po.read;
+    if (s.stop.empty()) {
+      for (const PartitionOffsets& po : s.parts) pending += po.end - po.read;
+    } else {
+      for (size_t k = 0; k < s.parts.size(); ++k) pending += s.Readable(k);
+    }
     pending_[si] = pending;
   }
+}
+
+bool JobModel::bounded() const {
+  for (const Source& s : sources_) {
+    if (s.stop.empty()) return false;
+  }
+  return !sources_.empty();
+}
+
+bool JobModel::finished() const {
+  if (!bounded()) return false;
+  for (const Source& s : sources_) {
+    for (size_t k = 0; k < s.parts.size(); ++k) {
+      if (s.parts[k].read < s.stop[k]) return false;
+    }
+  }
+  return true;
 }
 
 double JobModel::LagSeconds() const {

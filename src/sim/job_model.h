@@ -17,6 +17,9 @@
 //      restart, so rates ramp up for 60 s.
 //   5. Checkpoints trigger every interval, capture the source read offsets, and commit them
 //      when they complete (duration = base + state size / bandwidth).
+// A bounded source (stopping offsets, a Kafka source with setBounded) reads each partition only
+// up to its stopping offset; its backlog (`pendingRecords`) is what it will still read. Once
+// every source has read all of it, finished() is true.
 // Rescale() and Fail() stop the job for base downtime + state size / restore bandwidth (plus a
 // savepoint when rescaling from a savepoint); input keeps arriving, so lag piles up and drains
 // afterwards at (bottleneck capacity - input rate). A restore from a checkpoint rewinds every
@@ -162,6 +165,15 @@ class JobModel {
 
   double now_seconds() const { return static_cast<double>(now_ms_) / 1000.0; }
   JobState state() const { return down_until_ms_ > now_ms_ ? JobState::kRestarting : JobState::kRunning; }
+  // Every source is bounded (VertexSpec::stopping_offsets).
+  bool bounded() const;
+  // Every source is bounded and has read every partition up to its stopping offset. There are
+  // no buffers in the fluid model, so every downstream vertex has then processed all it
+  // received: the job's work is done (Flink: the tasks reach FINISHED). A restart from a
+  // checkpoint taken before the end rewinds the sources, and the job is no longer finished.
+  // The model keeps stepping afterwards with nothing to read (idle tasks); its owner decides
+  // what finishing means (the simulator ends the run, FlinkJob ends the job).
+  bool finished() const;
   int parallelism(int vertex_index) const;
   int vertex_index(const VertexId& id) const;  // -1 when unknown
   int slots() const { return slots_; }

@@ -3,6 +3,7 @@
 // (job_model_snapshot.cc).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 
 #include <vector>
@@ -36,6 +37,14 @@ struct JobModel::Source {
   double rate = 0;         // records/s after rate_factor
   double rate_factor = 1;
   mutable std::vector<PartitionOffsets> parts;  // mutable: lazy offsets of the linear regime
+  // Stopping offset per partition of a bounded source; empty when unbounded.
+  std::vector<double> stop;
+  // What the reader can still read of partition k: up to the log end, and for a bounded source
+  // no further than the stopping offset.
+  double Readable(size_t k) const {
+    const PartitionOffsets& po = parts[k];
+    return stop.empty() ? po.end - po.read : std::max(0.0, std::min(po.end, stop[k]) - po.read);
+  }
   std::vector<int> order;               // partition indices grouped by owner subtask
   std::vector<int> owner_begin;         // owner i's partitions: order[owner_begin[i]..[i+1])
 };
@@ -69,8 +78,8 @@ inline double Linear(int kind, double entry, double gain, double sel, double cap
 }  // namespace internal
 
 inline bool JobModel::CanStepFast(int64_t t0) const {
-  return !linear_disabled_ && sources_.size() == 1 && down_until_ms_ <= t0 && drained_ &&
-         sources_[0].rate <= lambda_max_;
+  return !linear_disabled_ && sources_.size() == 1 && sources_[0].stop.empty() && down_until_ms_ <= t0 &&
+         drained_ && sources_[0].rate <= lambda_max_;
 }
 
 inline void JobModel::UseStepLength(int64_t step_ms) {

@@ -75,8 +75,7 @@ JobMetrics JobModel::Snapshot() const {
             std::max(0.0, elapsed_ms - s.accumulated_idle_ms - s.accumulated_backpressured_ms);
         if (src) {
           for (int k = src->owner_begin[static_cast<size_t>(i)]; k < src->owner_begin[static_cast<size_t>(i) + 1]; ++k) {
-            const PartitionOffsets& po = src->parts[static_cast<size_t>(src->order[static_cast<size_t>(k)])];
-            s.pending_records += po.end - po.read;
+            s.pending_records += src->Readable(static_cast<size_t>(src->order[static_cast<size_t>(k)]));
             ++s.assigned_partitions;
           }
         }

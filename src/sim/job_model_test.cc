@@ -3,6 +3,9 @@
 #include <cmath>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "common/json.h"
 
 namespace trimtab::sim {
 namespace {
@@ -571,6 +574,142 @@ TEST(JobModel, RescaleFromTheLinearRegimeSkipsOnlyWhatTheNewTasksReset) {
     EXPECT_EQ(dropped->partitions(0)[3].read, materialized->partitions(0)[3].read);
     EXPECT_EQ(dropped->partitions(0)[3].committed, materialized->partitions(0)[3].committed);
     EXPECT_EQ(dropped->StateBytes(), materialized->StateBytes());
+  }
+}
+
+// ---- Bounded sources (stopping offsets) ----------------------------------------------------
+
+VertexSpec Bounded(VertexSpec source, std::vector<double> stopping_offsets) {
+  source.stopping_offsets = std::move(stopping_offsets);
+  return source;
+}
+
+TEST(JobModelBounded, SourceFinishesAtItsStoppingOffsetsWhileTheTopicKeepsProducing) {
+  // 4 partitions stopping at 2,500 each: 10,000 records at 1,000/s take 10 s.
+  auto m = Make(Chain({Bounded(Source("src", 2, 4, 10'000), {2'500}), Op("sink", 2, 10'000)}));
+  EXPECT_TRUE(m->bounded());
+  m->SetSourceRate(0, 1'000);
+  Advance(*m, 9);
+  EXPECT_FALSE(m->finished());
+  EXPECT_NEAR(m->total_processed(1), 9'000, 1e-6);
+  Advance(*m, 1);
+  EXPECT_TRUE(m->finished());
+  // The topic goes on (its end is past the stopping offsets); the source read exactly to them
+  // and has nothing pending: pendingRecords counts what the source will still read.
+  Advance(*m, 65);
+  for (const PartitionOffsets& po : m->partitions(0)) {
+    EXPECT_DOUBLE_EQ(po.read, 2'500);
+    EXPECT_NEAR(po.end, 18'750, 1e-6);
+  }
+  EXPECT_EQ(m->TotalPendingRecords(), 0);
+  EXPECT_EQ(m->LagSeconds(), 0);
+  const JobMetrics s = m->Snapshot();
+  EXPECT_EQ(V(s, "src").pending_records, 0);
+  EXPECT_NEAR(m->total_processed(1), 10'000, 1e-6);
+  EXPECT_NEAR(V(s, "sink").busy_ms_per_second_max, 0, 1e-9);  // idle for a whole window
+}
+
+TEST(JobModelBounded, FinishesOnlyOnceTheSlowDownstreamHasProcessedEverything) {
+  // A 10,000-record backlog, a source that could read it in 1 s and a sink of 1,000/s: the
+  // sink's backpressure holds the source back, so the job ends after 10 s, not 1 s.
+  JobSpec spec = Chain({Bounded(Source("src", 1, 4, 10'000), {2'500}), Op("sink", 1, 1'000, 0.5)});
+  spec.vertices[0].initial_backlog = 10'000;
+  auto m = Make(spec);
+  Advance(*m, 1);
+  EXPECT_FALSE(m->finished());
+  EXPECT_NEAR(V(m->Snapshot(), "src").pending_records, 9'000, 1e-6);
+  Advance(*m, 8);
+  EXPECT_FALSE(m->finished());
+  Advance(*m, 1);
+  EXPECT_TRUE(m->finished());
+  EXPECT_NEAR(m->total_processed(0), 10'000, 1e-6);
+  EXPECT_NEAR(m->total_processed(1), 10'000, 1e-6);  // the sink processed all it received
+}
+
+TEST(JobModelBounded, WaitsForRecordsUpToTheStoppingOffsetsPerPartition) {
+  // One stopping offset per partition; the topic has produced none of them yet.
+  auto m = Make(Chain({Bounded(Source("src", 1, 2, 10'000), {100, 300}), Op("sink", 1, 10'000)}));
+  m->SetSourceRate(0, 20);  // 10/s per partition
+  Advance(*m, 11);
+  EXPECT_FALSE(m->finished());  // partition 0 is done, partition 1 is not
+  EXPECT_DOUBLE_EQ(m->partitions(0)[0].read, 100);
+  EXPECT_NEAR(m->partitions(0)[1].read, 110, 1e-6);
+  Advance(*m, 19);
+  EXPECT_TRUE(m->finished());
+  EXPECT_DOUBLE_EQ(m->partitions(0)[1].read, 300);
+}
+
+TEST(JobModelBounded, AFailoverAfterTheEndRewindsAndFinishesAtTheSameEnd) {
+  JobSpec spec = Chain({Bounded(Source("src", 1, 1, 10'000), {1'000}), Op("sink", 1, 10'000)});
+  spec.checkpoint.interval_seconds = 4;
+  auto m = Make(spec);
+  m->SetSourceRate(0, 100);
+  Advance(*m, 11);  // checkpoints at 4 s and 8 s; the end is reached at 10 s
+  EXPECT_TRUE(m->finished());
+  const double downtime = m->Fail();
+  EXPECT_FALSE(m->finished());  // rewound to the last completed checkpoint
+  EXPECT_DOUBLE_EQ(m->partitions(0)[0].read, 800);
+  Advance(*m, static_cast<int>(downtime) + 3);
+  EXPECT_TRUE(m->finished());
+  EXPECT_DOUBLE_EQ(m->partitions(0)[0].read, 1'000);
+  EXPECT_DOUBLE_EQ(m->reprocessed_records(), 200);
+}
+
+TEST(JobModelBounded, ARestoredSourceContinuesFromItsOffsetsToTheSameEnd) {
+  auto m = Make(Chain({Bounded(Source("src", 1, 2, 10'000), {500}), Op("sink", 1, 10'000)}));
+  ASSERT_TRUE(m->SetPartitionOffsets(0, {{.end = 800, .read = 400, .committed = 400},
+                                         {.end = 800, .read = 500, .committed = 500}})
+                  .ok());
+  EXPECT_EQ(m->TotalPendingRecords(), 100);  // up to the stopping offsets, not the log end
+  m->Step(1);
+  EXPECT_TRUE(m->finished());
+  EXPECT_NEAR(m->total_processed(1), 100, 1e-6);
+}
+
+TEST(JobModelBounded, UnboundedJobsNeverFinish) {
+  auto m = Make(Chain({Source("src", 1, 4, 10'000), Op("sink", 1, 10'000)}));
+  EXPECT_FALSE(m->bounded());
+  Advance(*m, 10);  // drained at every step
+  EXPECT_EQ(m->TotalPendingRecords(), 0);
+  EXPECT_FALSE(m->finished());
+  // One bounded source among unbounded ones does not make the job bounded.
+  JobSpec two = Chain({Bounded(Source("a", 1, 1, 10'000), {0}), Op("join", 1, 10'000)});
+  two.vertices.push_back(Source("b", 1, 1, 10'000));
+  two.edges.push_back(EdgeSpec{"b", "join", ShipStrategy::kRebalance});
+  auto j = Make(two);
+  Advance(*j, 2);
+  EXPECT_FALSE(j->bounded());
+  EXPECT_FALSE(j->finished());
+}
+
+TEST(JobModelBounded, StoppingOffsetsParseAsANumberOrOnePerPartition) {
+  const auto parse = [](const std::string& yaml) {
+    StatusOr<Json> json = ParseYaml(yaml, "t");
+    EXPECT_TRUE(json.ok()) << json.status().ToString();
+    return ParseJobSpec(*json, "job");
+  };
+  StatusOr<JobSpec> spec = parse(
+      "{vertices: [{id: s, partitions: 2, capacityPerSubtask: 10, stoppingOffsets: 5},"
+      " {id: t, partitions: 2, capacityPerSubtask: 10, stoppingOffsets: [1, 2]}]}");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->vertices[0].stopping_offsets, std::vector<double>{5});
+  EXPECT_EQ(spec->vertices[1].stopping_offsets, (std::vector<double>{1, 2}));
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"{vertices: [{id: s, partitions: 2, capacityPerSubtask: 10, stoppingOffsets: [1, 2, 3]}]}",
+       "job: vertices[0].stoppingOffsets: 3 offsets for 2 partitions (give one number for every partition, or "
+       "one per partition)"},
+      {"{vertices: [{id: s, partitions: 2, capacityPerSubtask: 10, stoppingOffsets: [1, -2]}]}",
+       "job: vertices[0].stoppingOffsets[1]: must not be negative"},
+      {"{vertices: [{id: s, partitions: 2, capacityPerSubtask: 10, stoppingOffsets: latest}]}",
+       "job.vertices[0].stoppingOffsets: expected a number or a non-empty list of numbers"},
+      {"{vertices: [{id: s, partitions: 1, capacityPerSubtask: 10}, {id: m, capacityPerSubtask: 1, "
+       "stoppingOffsets: 4}], edges: [{from: s, to: m}]}",
+       "job: vertices[1].stoppingOffsets: only source vertices (no inputs) can be bounded"},
+  };
+  for (const auto& [yaml, message] : bad) {
+    StatusOr<JobSpec> r = parse(yaml);
+    ASSERT_FALSE(r.ok()) << yaml;
+    EXPECT_EQ(r.status().message(), message) << yaml;
   }
 }
 

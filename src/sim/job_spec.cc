@@ -29,6 +29,26 @@ Status ReadInt(JsonReader& r, std::string_view field, int* out) {
   return Status::Ok();
 }
 
+// stoppingOffsets: a number (every partition) or a list of numbers (one per partition).
+Status ReadStoppingOffsets(JsonReader& r, std::vector<double>* out) {
+  const Json* value = r.Get("stoppingOffsets");
+  if (!value) return Status::Ok();
+  const std::string path = r.FieldPath("stoppingOffsets");
+  if (value->is_number()) {
+    out->assign(1, value->get<double>());
+    return Status::Ok();
+  }
+  if (!value->is_array() || value->empty()) {
+    return InvalidArgumentError(path + ": expected a number or a non-empty list of numbers");
+  }
+  out->clear();
+  for (size_t i = 0; i < value->size(); ++i) {
+    if (!(*value)[i].is_number()) return InvalidArgumentError(JoinPath(path, i) + ": expected a number");
+    out->push_back((*value)[i].get<double>());
+  }
+  return Status::Ok();
+}
+
 StatusOr<VertexSpec> ParseVertex(const Json& json, const std::string& path) {
   JsonReader r(json, path);
   TRIMTAB_RETURN_IF_ERROR(r.ExpectObject());
@@ -43,6 +63,7 @@ StatusOr<VertexSpec> ParseVertex(const Json& json, const std::string& path) {
   TRIMTAB_RETURN_IF_ERROR(ReadInt(r, "partitions", &v.partitions));
   TRIMTAB_RETURN_IF_ERROR(r.OptionalDouble("rateFactor", &v.rate_factor));
   TRIMTAB_RETURN_IF_ERROR(r.OptionalDouble("initialBacklog", &v.initial_backlog));
+  TRIMTAB_RETURN_IF_ERROR(ReadStoppingOffsets(r, &v.stopping_offsets));
   TRIMTAB_RETURN_IF_ERROR(r.OptionalDouble("stateBytes", &v.state_bytes));
   TRIMTAB_RETURN_IF_ERROR(OptionalSeconds(r, "stateRetention", &v.state_retention_seconds));
   TRIMTAB_RETURN_IF_ERROR(r.OptionalDouble("stateBytesPerRecord", &v.state_bytes_per_record));
@@ -184,6 +205,20 @@ Status ValidateJobSpec(JobSpec& spec) {
     }
     if (indegree[i] > 0 && v.partitions != 0) {
       return InvalidArgumentError(path + ".partitions: only source vertices (no inputs) read partitions");
+    }
+    if (v.stopping_offsets.empty()) continue;
+    if (indegree[i] > 0) {
+      return InvalidArgumentError(path + ".stoppingOffsets: only source vertices (no inputs) can be bounded");
+    }
+    if (v.stopping_offsets.size() > 1 && static_cast<int>(v.stopping_offsets.size()) != v.partitions) {
+      return InvalidArgumentError(path + ".stoppingOffsets: " + std::to_string(v.stopping_offsets.size()) +
+                                  " offsets for " + std::to_string(v.partitions) +
+                                  " partitions (give one number for every partition, or one per partition)");
+    }
+    for (size_t k = 0; k < v.stopping_offsets.size(); ++k) {
+      TRIMTAB_RETURN_IF_ERROR(CheckNonNegative(
+          v.stopping_offsets.size() == 1 ? path + ".stoppingOffsets" : JoinPath(path + ".stoppingOffsets", k),
+          v.stopping_offsets[k]));
     }
   }
   // Kahn's algorithm, always taking the lowest remaining file index: stable and deterministic.

@@ -12,6 +12,9 @@
 //   edges:
 //     - {from: source, to: window, ship: hash}
 //
+// A source with `stoppingOffsets` is bounded (Kafka's stopping offsets): the job finishes once
+// every source has read up to them (JobModel::finished()).
+//
 // Thread-safety: plain values.
 #pragma once
 
@@ -48,6 +51,11 @@ struct VertexSpec {
   int partitions = 0;                   // Kafka partitions / splits; required for sources
   double rate_factor = 1.0;             // multiplier on the workload rate this source sees
   double initial_backlog = 0;           // records pending at t = 0, spread evenly over partitions
+  // A bounded source (a Kafka source with stopping offsets, `setBounded(...)`): empty for an
+  // unbounded source; one value for every partition; else one per partition. Offsets count
+  // records from the start of the partition. The source finishes once it has read every
+  // partition up to its stopping offset (waiting for records that are not produced yet).
+  std::vector<double> stopping_offsets;
   // State (drives checkpoint duration, restore time and heap use).
   double state_bytes = 0;               // fixed state
   double state_retention_seconds = 0;   // windowed state holds this many seconds of input ...
