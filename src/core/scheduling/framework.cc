@@ -50,17 +50,23 @@ void Session::SetQueueDeserved(int queue, const Resources& deserved) {
   result_.queues[queue].deserved = ResourcesToJson(deserved, snap_.names);
 }
 
-template <typename Fn, typename Visit>
-void Session::ForEach(const Point<Fn>& point, std::optional<bool> PluginOption::*flag,
-                      Visit visit) const {
-  if (point.by_plugin.empty()) return;
+template <typename Fn>
+void Session::Compile(Point<Fn>& point, std::optional<bool> PluginOption::*flag) {
+  point.compiled.clear();
   for (size_t t = 0; t < config_.tiers.size(); ++t) {
     for (const PluginOption& p : config_.tiers[t].plugins) {
       if (flag && !PluginOption::On(p.*flag)) continue;
       auto it = point.by_plugin.find(p.name);
-      if (it == point.by_plugin.end()) continue;
-      if (!visit(t, it->second)) return;
+      if (it != point.by_plugin.end()) point.compiled.emplace_back(t, &it->second);
     }
+  }
+}
+
+template <typename Fn, typename Visit>
+void Session::ForEach(const Point<Fn>& point, std::optional<bool> PluginOption::*,
+                      Visit visit) const {
+  for (const auto& [tier, fn] : point.compiled) {
+    if (!visit(tier, *fn)) return;
   }
 }
 
@@ -307,6 +313,22 @@ Status Session::OpenPlugins(const std::vector<std::unique_ptr<Plugin>>& plugins)
     p->OnSessionOpen(*this);
     open_plugins_.push_back(p.get());
   }
+  Compile(job_order_, &PluginOption::enable_job_order);
+  Compile(task_order_, &PluginOption::enable_task_order);
+  Compile(queue_order_, &PluginOption::enable_queue_order);
+  Compile(victim_queue_order_, nullptr);
+  Compile(job_ready_, &PluginOption::enable_job_ready);
+  Compile(job_pipelined_, &PluginOption::enable_job_pipelined);
+  Compile(job_valid_, nullptr);
+  Compile(job_enqueueable_, &PluginOption::enable_job_enqueued);
+  Compile(job_enqueued_, &PluginOption::enable_job_enqueued);
+  Compile(job_starving_, &PluginOption::enable_job_starving);
+  Compile(overused_, &PluginOption::enable_overused);
+  Compile(allocatable_, &PluginOption::enable_allocatable);
+  Compile(preemptive_, &PluginOption::enable_preemptive);
+  Compile(predicate_, &PluginOption::enable_predicate);
+  Compile(node_order_, &PluginOption::enable_node_order);
+  Compile(batch_node_order_, &PluginOption::enable_node_order);
   ForEach(predicate_, &PluginOption::enable_predicate, [&](size_t, const PredicateFn& fn) {
     predicates_flat_.push_back(&fn);
     return true;

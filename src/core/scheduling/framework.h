@@ -211,9 +211,14 @@ class Session {
   template <typename Fn>
   struct Point {
     std::map<std::string, Fn, std::less<>> by_plugin;
+    // (tier, callback) of the enabled plugins in tier order, built by Compile after the
+    // plugins opened, so combining needs no name lookups.
+    std::vector<std::pair<size_t, const Fn*>> compiled;
   };
-  // Iterates the config's tiers and calls visit(tier_index, fn) for each enabled plugin that
-  // registered on `point`; `flag` picks the switch (nullptr = always on).
+  template <typename Fn>
+  void Compile(Point<Fn>& point, std::optional<bool> PluginOption::*flag);
+  // Calls visit(tier_index, fn) for each enabled plugin of `point` in tier order until visit
+  // returns false. (`flag` is the switch the point was compiled with; kept for readability.)
   template <typename Fn, typename Visit>
   void ForEach(const Point<Fn>& point, std::optional<bool> PluginOption::*flag, Visit visit) const;
   template <typename Fn, typename Arg>
