@@ -25,6 +25,7 @@ struct Runtime::Parts {
   std::unique_ptr<SchedulingLoop> scheduling;
   std::unique_ptr<ReplicaSetController> replicasets;
   std::unique_ptr<DeploymentController> deployments;
+  std::unique_ptr<HpaController> hpas;
   std::unique_ptr<EndpointsController> endpoints;
   std::unique_ptr<ServiceAccountController> service_accounts;
   std::unique_ptr<PodGarbageCollector> pod_gc;
@@ -111,6 +112,7 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
                                                   std::move(schedulers), options.scheduling);
   p.replicasets = std::make_unique<ReplicaSetController>(p.client.get(), inf, p.events.get(), p.clock);
   p.deployments = std::make_unique<DeploymentController>(p.client.get(), inf, p.events.get(), p.clock);
+  p.hpas = std::make_unique<HpaController>(p.client.get(), inf, p.events.get(), p.clock, options.hpa);
   p.endpoints = std::make_unique<EndpointsController>(p.client.get(), inf, p.clock);
   p.service_accounts = std::make_unique<ServiceAccountController>(p.client.get(), inf, p.clock);
   p.pod_gc = std::make_unique<PodGarbageCollector>(p.client.get(), inf, p.clock);
@@ -121,6 +123,7 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
   TRIMTAB_RETURN_IF_ERROR(p.scheduling->Start());
   p.replicasets->Start();
   p.deployments->Start();
+  p.hpas->Start();
   p.endpoints->Start();
   p.service_accounts->Start();
   p.pod_gc->Start();
@@ -139,6 +142,7 @@ void Runtime::Stop() {
   p.stopped = true;
   // Writers first, so nothing acts on a half-stopped cluster; then the readers.
   if (p.scheduling) p.scheduling->Stop();
+  if (p.hpas) p.hpas->Stop();
   if (p.deployments) p.deployments->Stop();
   if (p.replicasets) p.replicasets->Stop();
   if (p.endpoints) p.endpoints->Stop();

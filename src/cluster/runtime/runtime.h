@@ -6,7 +6,7 @@
 //   Kubelet                   pods on the nodes through the registered PodRunners, then the
 //                             default runner (kubelet.h, default_pod_runner.h)
 //   ReplicaSetController, DeploymentController, EndpointsController,
-//   ServiceAccountController, PodGarbageCollector
+//   ServiceAccountController, PodGarbageCollector, HpaController
 //   ServiceProxy              clusterIP:port -> ready endpoints (service_proxy.h)
 //
 // all on one Clock (`trimtab local --speed N` passes a ScaledClock; the API server should use
@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "adapters/kube/kube_client.h"
+#include "cluster/runtime/hpa_controller.h"
 #include "cluster/runtime/kubelet.h"
 #include "cluster/runtime/node_agent.h"
 #include "cluster/runtime/node_config.h"
@@ -76,6 +77,8 @@ struct RuntimeOptions {
   NodeAgentOptions node_agent;
   SchedulingLoopOptions scheduling;
   bool service_proxy = true;
+  // The HorizontalPodAutoscaler controller (hpa_controller.h).
+  HpaControllerOptions hpa;
   // How long Create waits for the first LIST of every informer.
   std::chrono::milliseconds sync_timeout{30000};
 };
