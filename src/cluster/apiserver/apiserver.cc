@@ -11,6 +11,7 @@
 #include "cluster/apiserver/gc.h"
 #include "cluster/apiserver/namespace_lifecycle.h"
 #include "cluster/apiserver/object_meta.h"
+#include "cluster/apiserver/pod_priority_admission.h"
 #include "cluster/apiserver/service_ips.h"
 #include "cluster/apiserver/watch.h"
 
@@ -81,6 +82,18 @@ Status ApiServer::Init(ApiServerOptions options) {
     if (!created.ok() && created.error().code != 409) {
       return InternalError("apiserver: creating namespace " + std::string(name) + ": " +
                            created.error().message);
+    }
+  }
+
+  // The PriorityClasses every cluster has (pod_priority_admission.h).
+  if (auto pc_type = registry_->Find("scheduling.k8s.io", "v1", "priorityclasses")) {
+    for (Json pc : SystemPriorityClasses()) {
+      const std::string name = MetaString(pc, "name");
+      auto created = objects_->Create(*pc_type, "", std::move(pc), WriteOptions{});
+      if (!created.ok() && created.error().code != 409) {
+        return InternalError("apiserver: creating PriorityClass " + name + ": " +
+                             created.error().message);
+      }
     }
   }
 

@@ -6,12 +6,31 @@
 #include "cluster/apiserver/crd.h"
 #include "cluster/apiserver/hpa_rules.h"
 #include "cluster/apiserver/object_meta.h"
+#include "cluster/apiserver/pod_priority_admission.h"
 #include "cluster/apiserver/service_ips.h"
 
 namespace trimtab::cluster {
 namespace {
 
 constexpr int kMaxRetries = 16;
+
+// The Priority admission plugin (pod_priority_admission.h) for pods being created and for
+// PriorityClasses being created or updated; other kinds pass.
+std::optional<ApiError> AdmitPriority(const ObjectService& objects, const ResourceType& type,
+                                      Json* object, std::string_view name, bool create) {
+  const bool pod = create && type.group.empty() && type.plural == "pods";
+  const bool priority_class = type.group == "scheduling.k8s.io" && type.plural == "priorityclasses";
+  if (!pod && !priority_class) return std::nullopt;
+  std::optional<ResourceType> classes_type =
+      objects.registry()->Find("scheduling.k8s.io", "v1", "priorityclasses");
+  if (!classes_type) return std::nullopt;
+  auto classes = objects.List(*classes_type, "", ListOptions{});
+  if (!classes.ok()) return classes.error();
+  std::optional<std::string> refused = pod ? AdmitPodPriority(classes->items, object)
+                                           : AdmitPriorityClass(classes->items, object);
+  if (refused) return Forbidden(type, name, *refused);
+  return std::nullopt;
+}
 
 bool IsCoreKind(const ResourceType& t, std::string_view plural) {
   return t.group.empty() && t.plural == plural;
@@ -346,6 +365,7 @@ ApiResult<Json> ObjectService::PrepareCreate(const ResourceType& type, std::stri
     SetCrdStatus(&object, now);
     AddFinalizer(&object, kCrdCleanupFinalizer);
   }
+  if (auto refused = AdmitPriority(*this, type, &object, name, /*create=*/true)) return *refused;
   ApplyBuiltinDefaults(type, &object, /*create=*/true);
   return Validate(type, std::move(object), options);
 }
@@ -464,6 +484,9 @@ ApiResult<Json> ObjectService::WriteUpdate(const ResourceType& type, std::string
       Json finalizers = Lookup(current, {"spec", "finalizers"});
       if (!result["spec"].is_object()) result["spec"] = Json::object();
       result["spec"]["finalizers"] = finalizers.is_array() ? finalizers : Json::array();
+    }
+    if (auto refused = AdmitPriority(*this, type, &result, name, /*create=*/false)) {
+      return *refused;
     }
     ApplyBuiltinDefaults(type, &result, /*create=*/false);
     if (cluster_ips_ && IsCoreKind(type, "services")) {
