@@ -102,6 +102,38 @@ StatusOr<FlinkConfig> ReadConfiguration(const kube::KubeClient& kube, const Json
   return config;
 }
 
+// The TaskManager pod template the Flink configuration names (TaskManagerPodTemplateKeys), read
+// from the ConfigMap volume of the JobManager pod that holds the file, as Flink reads the file
+// inside the pod; null when no template is configured.
+StatusOr<Json> ReadTaskManagerPodTemplate(const kube::KubeClient& kube, const Json& pod, const Json& container,
+                                          const FlinkConfig& config) {
+  std::string key;
+  std::string path;
+  for (const std::string& k : TaskManagerPodTemplateKeys()) {
+    if (std::optional<std::string> v = config.Get(k); v && !v->empty() && key.empty()) {
+      key = k;
+      path = *v;
+    }
+  }
+  if (key.empty()) return Json();
+  const std::string ns = kube::ObjectNamespace(pod);
+  std::optional<ConfigMapFile> file = ConfigMapFileForPath(pod, container, path);
+  if (!file) {
+    return InvalidArgumentError("Flink configuration " + key + ": pod template file " + path +
+                                " is not on a ConfigMap volume of JobManager pod " + ns + "/" + kube::ObjectName(pod));
+  }
+  TRIMTAB_ASSIGN_OR_RETURN(Json map, kube.Get(kube::ConfigMapsResource(), ns, file->config_map));
+  const std::string what = "ConfigMap " + ns + "/" + file->config_map + " key " + file->key;
+  if (!map.contains("data") || !map["data"].contains(file->key) || !map["data"][file->key].is_string()) {
+    return InvalidArgumentError("Flink configuration " + key + ": pod template file " + path + " does not exist (" +
+                                what + " is missing)");
+  }
+  TRIMTAB_ASSIGN_OR_RETURN(Json tmpl, ParseYaml(map["data"][file->key].get<std::string>(), what));
+  if (tmpl.is_null()) return Json::object();
+  if (!tmpl.is_object()) return InvalidArgumentError(what + ": a pod template must be a Pod object");
+  return tmpl;
+}
+
 // The owner reference TaskManager pods get: the JobManager Deployment (as Flink's native
 // resource manager sets it), else the JobManager pod.
 Json TaskManagerOwner(const std::vector<Json>& chain, const kube::KubeClient& kube, const std::string& ns,
@@ -306,6 +338,11 @@ StatusOr<std::unique_ptr<cluster::PodProcess>> FlinkPodRunner::StartJobManager(c
   init.tm_template.config_map = ConfigMapForConfDir(pod, *container);
   init.tm_template.service_account = pod["spec"].value("serviceAccountName", "");
   init.tm_template.owner = TaskManagerOwner(chain, kube, ns, cluster_id);
+  TRIMTAB_ASSIGN_OR_RETURN(init.tm_template.pod_template, ReadTaskManagerPodTemplate(kube, pod, *container, config));
+  init.tm_template.image_configured =
+      config.Has("kubernetes.container.image") || config.Has("kubernetes.container.image.ref");
+  init.tm_template.service_account_configured =
+      config.Has("kubernetes.taskmanager.service-account") || config.Has("kubernetes.service-account");
   init.tm_shape = settings.task_manager;
   init.attempt = attempt;
   init.sync_interval = options_.sync_interval;

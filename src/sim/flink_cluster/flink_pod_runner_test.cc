@@ -373,5 +373,60 @@ TEST_F(FlinkPodRunnerTest, DeleteClusterDeletesTheJobManagerDeployment) {
   EXPECT_THAT(jm->Logs("flink-main-container"), HasSubstr("deleting its JobManager Deployment"));
 }
 
+// The TaskManager pod template the operator ships in the Flink ConfigMap
+// (kubernetes.pod-template-file.taskmanager): the TaskManager pods Flink creates carry its
+// scheduler name and PodGroup annotation, so they join the JobManager's gang.
+TEST_F(FlinkPodRunnerTest, TaskManagerPodsFollowThePodTemplateInTheConfigMap) {
+  const Json deployment = CreateDeploymentAndConfig(
+      std::string(kConfig) +
+      "kubernetes.pod-template-file.taskmanager: /opt/flink/conf/taskmanager-pod-template.yaml\n");
+  Json map = kube_->Get(kube::ConfigMapsResource(), "default", "flink-config-wc").value();
+  map["data"]["taskmanager-pod-template.yaml"] =
+      "apiVersion: v1\n"
+      "kind: Pod\n"
+      "metadata:\n"
+      "  annotations: {scheduling.k8s.io/group-name: podgroup-wc}\n"
+      "  labels: {team: search}\n"
+      "spec:\n"
+      "  schedulerName: volcano\n"
+      "  priorityClassName: batch-high\n"
+      "  containers:\n"
+      "  - name: flink-main-container\n"
+      "    env: [{name: TEAM, value: search}]\n";
+  ASSERT_TRUE(kube_->Update(kube::ConfigMapsResource(), map).ok());
+  // The class must exist: the API server admits the TaskManager pods with their priority.
+  const kube::GroupVersionResource classes{
+      .group = "scheduling.k8s.io", .version = "v1", .resource = "priorityclasses", .namespaced = false};
+  ASSERT_TRUE(kube_->Create(classes, "", Json{{"apiVersion", "scheduling.k8s.io/v1"}, {"kind", "PriorityClass"},
+                                               {"metadata", {{"name", "batch-high"}}}, {"value", 1000}})
+                  .ok());
+  ASSERT_NE(StartPod(JobManagerPod("wc-5b6c7-x1", deployment), "127.0.45.1"), nullptr);
+  ASSERT_TRUE(Eventually([&] { return TaskManagerPods().size() == 1; }));
+  const Json tm = TaskManagerPods().front();
+  EXPECT_EQ(tm["spec"]["schedulerName"], "volcano");
+  EXPECT_EQ(tm["spec"]["priorityClassName"], "batch-high");
+  EXPECT_EQ(tm["spec"]["priority"], 1000);
+  EXPECT_EQ(tm["metadata"]["annotations"]["scheduling.k8s.io/group-name"], "podgroup-wc");
+  EXPECT_EQ(tm["metadata"]["labels"]["team"], "search");
+  EXPECT_EQ(tm["metadata"]["labels"]["component"], "taskmanager");
+  const Json* main = MainContainer(tm);
+  ASSERT_NE(main, nullptr);
+  EXPECT_EQ(ContainerEnv(*main, "TEAM"), "search");
+  EXPECT_EQ((*main)["resources"]["requests"], Json::parse(R"({"cpu": "2", "memory": "1728Mi"})"));
+}
+
+TEST_F(FlinkPodRunnerTest, AMissingPodTemplateFileFailsTheJobManager) {
+  const Json deployment = CreateDeploymentAndConfig(
+      std::string(kConfig) +
+      "kubernetes.pod-template-file.taskmanager: /opt/flink/conf/taskmanager-pod-template.yaml\n");
+  auto started = runner_->Start({.pod = JobManagerPod("wc-5b6c7-x1", deployment), .pod_ip = "127.0.45.1",
+                                 .node_name = "node-1"});
+  ASSERT_FALSE(started.ok());
+  EXPECT_THAT(started.status().message(),
+              HasSubstr("kubernetes.pod-template-file.taskmanager: pod template file "
+                        "/opt/flink/conf/taskmanager-pod-template.yaml does not exist (ConfigMap "
+                        "default/flink-config-wc key taskmanager-pod-template.yaml is missing)"));
+}
+
 }  // namespace
 }  // namespace trimtab::sim::flink

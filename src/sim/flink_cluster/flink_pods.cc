@@ -150,6 +150,139 @@ std::string MemoryQuantity(int64_t bytes) {
   return std::to_string(bytes);
 }
 
+std::optional<ConfigMapFile> ConfigMapFileForPath(const Json& pod, const Json& container,
+                                                  const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos || slash + 1 >= path.size()) return std::nullopt;
+  const std::string dir = slash == 0 ? "/" : path.substr(0, slash);
+  const std::string file = path.substr(slash + 1);
+  if (!container.contains("volumeMounts") || !container["volumeMounts"].is_array()) return std::nullopt;
+  for (const Json& m : container["volumeMounts"]) {
+    if (!m.is_object()) continue;
+    std::string mount = m.value("mountPath", "");
+    while (mount.size() > 1 && mount.back() == '/') mount.pop_back();
+    const std::string sub_path = m.value("subPath", "");
+    // A directory mount holding the file, or a single file mounted with subPath.
+    const bool directory = sub_path.empty() && mount == dir;
+    const bool single = !sub_path.empty() && mount == path;
+    if (!directory && !single) continue;
+    const std::string volume_name = m.value("name", "");
+    if (!pod.contains("spec") || !pod["spec"].contains("volumes") || !pod["spec"]["volumes"].is_array()) {
+      return std::nullopt;
+    }
+    for (const Json& v : pod["spec"]["volumes"]) {
+      if (v.value("name", "") != volume_name || !v.contains("configMap") || !v["configMap"].is_object()) continue;
+      const Json& cm = v["configMap"];
+      const std::string wanted = single ? sub_path : file;
+      std::string key = wanted;
+      if (cm.contains("items") && cm["items"].is_array()) {
+        key.clear();
+        for (const Json& item : cm["items"]) {
+          if (item.value("path", "") == wanted) key = item.value("key", "");
+        }
+        if (key.empty()) return std::nullopt;
+      }
+      return ConfigMapFile{cm.value("name", ""), key};
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// `object[field]` as an object (created when absent or not an object).
+Json& ObjectField(Json& object, const char* field) {
+  if (!object.contains(field) || !object[field].is_object()) object[field] = Json::object();
+  return object[field];
+}
+
+// `object[field]` as an array (created when absent or not an array).
+Json& ArrayField(Json& object, const char* field) {
+  if (!object.contains(field) || !object[field].is_array()) object[field] = Json::array();
+  return object[field];
+}
+
+// Flink's pod on top of the template `base` (see TaskManagerPod in the header).
+Json MergeWithTemplate(const TaskManagerPodSpec& spec, const Json& flink) {
+  Json pod = spec.pod_template.is_object() ? spec.pod_template : Json::object();
+  pod["apiVersion"] = "v1";
+  pod["kind"] = "Pod";
+  pod.erase("status");
+  Json& meta = ObjectField(pod, "metadata");
+  for (const char* field : {"uid", "resourceVersion", "creationTimestamp", "generateName", "generation",
+                            "managedFields", "deletionTimestamp", "deletionGracePeriodSeconds", "finalizers"}) {
+    meta.erase(field);
+  }
+  meta["name"] = flink["metadata"]["name"];
+  meta["namespace"] = flink["metadata"]["namespace"];
+  Json& labels = ObjectField(meta, "labels");
+  for (auto it = flink["metadata"]["labels"].begin(); it != flink["metadata"]["labels"].end(); ++it) {
+    labels[it.key()] = *it;
+  }
+  if (flink["metadata"].contains("ownerReferences")) {
+    meta["ownerReferences"] = flink["metadata"]["ownerReferences"];
+  } else {
+    meta.erase("ownerReferences");
+  }
+
+  Json& pod_spec = ObjectField(pod, "spec");
+  const Json& flink_spec = flink["spec"];
+  pod_spec["restartPolicy"] = flink_spec["restartPolicy"];
+  std::string template_account = pod_spec.value("serviceAccountName", "");
+  if (template_account.empty()) template_account = pod_spec.value("serviceAccount", "");
+  const std::string flink_account = flink_spec.value("serviceAccountName", "");
+  const std::string account =
+      spec.service_account_configured || template_account.empty() ? flink_account : template_account;
+  if (account.empty()) {
+    pod_spec.erase("serviceAccountName");
+    pod_spec.erase("serviceAccount");
+  } else {
+    pod_spec["serviceAccountName"] = account;
+    pod_spec["serviceAccount"] = account;
+  }
+  if (flink_spec.contains("volumes")) {
+    for (const Json& v : flink_spec["volumes"]) ArrayField(pod_spec, "volumes").push_back(v);
+  }
+
+  // The template's main container, taken out of its containers; the others stay in order.
+  Json main = Json::object();
+  Json others = Json::array();
+  if (pod_spec.contains("containers") && pod_spec["containers"].is_array()) {
+    for (const Json& c : pod_spec["containers"]) {
+      if (c.is_object() && c.value("name", "") == "flink-main-container") {
+        main = c;
+      } else {
+        others.push_back(c);
+      }
+    }
+  }
+  const Json& flink_main = flink_spec["containers"][0];
+  main["name"] = flink_main["name"];
+  if (spec.image_configured || !main.contains("image") || !main["image"].is_string() ||
+      main["image"].get<std::string>().empty()) {
+    main["image"] = flink_main["image"];
+  }
+  main.erase("command");
+  main["args"] = flink_main["args"];
+  Json& resources = ObjectField(main, "resources");
+  for (const char* which : {"requests", "limits"}) {
+    Json& list = ObjectField(resources, which);
+    for (auto it = flink_main["resources"][which].begin(); it != flink_main["resources"][which].end(); ++it) {
+      list[it.key()] = *it;
+    }
+  }
+  for (const char* field : {"ports", "env", "volumeMounts"}) {
+    if (!flink_main.contains(field)) continue;
+    for (const Json& item : flink_main[field]) ArrayField(main, field).push_back(item);
+  }
+  others.push_back(std::move(main));
+  pod_spec["containers"] = std::move(others);
+  return pod;
+}
+
+}  // namespace
+
 Json TaskManagerPod(const TaskManagerPodSpec& spec) {
   const TaskManagerSettings& tm = *spec.shape;
   const Json labels = {{"app", spec.cluster_id}, {"component", "taskmanager"}, {"type", "flink-native-kubernetes"}};
@@ -183,6 +316,7 @@ Json TaskManagerPod(const TaskManagerPodSpec& spec) {
   }
   if (!spec.service_account.empty()) pod["spec"]["serviceAccountName"] = spec.service_account;
   if (!spec.owner.is_null()) pod["metadata"]["ownerReferences"] = Json::array({spec.owner});
+  if (!spec.pod_template.is_null()) return MergeWithTemplate(spec, pod);
   return pod;
 }
 

@@ -40,6 +40,26 @@ std::string ConfigMapForConfDir(const Json& pod, const Json& container);
 std::string TaskManagerPodName(const std::string& cluster_id, int attempt, int index);
 std::optional<std::pair<int, int>> ParseTaskManagerPodName(const std::string& cluster_id, const std::string& name);
 
+// The ConfigMap file behind `path` in `container` of `pod`: the configMap volume mounted at the
+// path's directory (or at the path itself with subPath) and the key the file comes from (the
+// file name, or the key of the volume's items[] entry whose path it is). nullopt when `path` is
+// not on a ConfigMap volume.
+struct ConfigMapFile {
+  std::string config_map;
+  std::string key;
+};
+std::optional<ConfigMapFile> ConfigMapFileForPath(const Json& pod, const Json& container,
+                                                  const std::string& path);
+
+// The TaskManager pod template file of a Flink configuration: kubernetes.pod-template-file.taskmanager,
+// else kubernetes.pod-template-file.default, else the deprecated kubernetes.pod-template-file.
+inline const std::vector<std::string>& TaskManagerPodTemplateKeys() {
+  static const std::vector<std::string> keys = {"kubernetes.pod-template-file.taskmanager",
+                                                "kubernetes.pod-template-file.default",
+                                                "kubernetes.pod-template-file"};
+  return keys;
+}
+
 struct TaskManagerPodSpec {
   std::string name;
   std::string namespace_name;
@@ -49,10 +69,31 @@ struct TaskManagerPodSpec {
   std::string service_account;  // "" = default
   Json owner;                   // ownerReference (the JobManager Deployment), null = none
   const TaskManagerSettings* shape = nullptr;
+  // The TaskManager pod template (a Pod, as kubernetes.pod-template-file.taskmanager holds it);
+  // null = none.
+  Json pod_template;
+  // Whether the Flink configuration sets the image (kubernetes.container.image[.ref]) or the
+  // service account (kubernetes.taskmanager.service-account, kubernetes.service-account)
+  // explicitly: Flink's value then wins over the template's.
+  bool image_configured = false;
+  bool service_account_configured = false;
 };
 // The pod Flink's KubernetesResourceManagerDriver would create (labels app, component,
 // type; owner reference; resources from taskmanager.memory.process.size and
 // kubernetes.taskmanager.cpu; args `kubernetes-taskmanager.sh -Dtaskmanager.resource-id=<name>`).
+//
+// With a pod template, the template is the starting point and Flink's settings go on top as
+// Flink's InitTaskManagerDecorator puts them:
+//  - overwritten: metadata.name/namespace/ownerReferences, spec.restartPolicy (Never), the main
+//    container's name (flink-main-container), command/args, and its cpu/memory requests and
+//    limits (other resources stay); image and service account: the explicitly configured value,
+//    else the template's, else Flink's default;
+//  - merged: labels and annotations (Flink's keys win), volumes and the main container's
+//    volumeMounts, ports and env (Flink's appended after the template's);
+//  - kept as the template has them: everything else (schedulerName, priorityClassName,
+//    nodeSelector, tolerations, affinity, other containers and init containers...).
+// The main container is the template's container named flink-main-container (none = an empty
+// one); it comes after the template's other containers.
 Json TaskManagerPod(const TaskManagerPodSpec& spec);
 
 // Kubernetes quantity text for CPU cores ("1", "500m") and bytes ("1728Mi").
