@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cluster/apiserver/auth/rbac_validation.h"
 #include "cluster/apiserver/builtin_defaults.h"
 #include "cluster/apiserver/crd.h"
 #include "cluster/apiserver/hpa_rules.h"
@@ -291,6 +292,10 @@ ApiResult<Json> ObjectService::Validate(const ResourceType& type, Json object,
     HpaValidation hpa = ValidateHorizontalPodAutoscaler(&object, old, gates_);
     if (!hpa.causes.empty()) return Invalid(type, name, std::move(hpa.causes));
     unknown.insert(unknown.end(), hpa.unknown_fields.begin(), hpa.unknown_fields.end());
+  }
+  if (spec_rules && type.group == "rbac.authorization.k8s.io") {
+    std::vector<Json> rbac = auth::ValidateRbacObject(type.kind, object, old);
+    if (!rbac.empty()) return Invalid(type, name, std::move(rbac));
   }
   if (!unknown.empty()) {
     if (options.field_validation == "Strict") return BadRequest(StrictDecodingMessage(unknown));
