@@ -69,7 +69,7 @@ Status ParseTaskManager(const FlinkConfig& c, TaskManagerSettings* tm) {
   return Status::Ok();
 }
 
-Status ParseCheckpoints(const FlinkConfig& c, CheckpointSettings* cp) {
+Status ParseCheckpoints(const FlinkConfig& c, const FlinkVersion& v, CheckpointSettings* cp) {
   TRIMTAB_ASSIGN_OR_RETURN(std::optional<Ms> interval, c.GetDuration("execution.checkpointing.interval"));
   cp->enabled = interval.has_value() && interval->count() > 0;
   if (interval) cp->interval = *interval;
@@ -85,6 +85,15 @@ Status ParseCheckpoints(const FlinkConfig& c, CheckpointSettings* cp) {
   for (const char* k : {"execution.checkpointing.unaligned.enabled", "execution.checkpointing.unaligned"}) {
     if (c.Has(k)) {
       TRIMTAB_ASSIGN_OR_RETURN(cp->unaligned, c.GetBool(k, false));
+      break;
+    }
+  }
+  // On by default since Flink 1.15; Flink 2.0 dropped the ".enabled" suffix of the 1.x key.
+  cp->after_tasks_finish = v.AtLeast(1, 15);
+  for (const char* k : {"execution.checkpointing.checkpoints-after-tasks-finish",
+                        "execution.checkpointing.checkpoints-after-tasks-finish.enabled"}) {
+    if (c.Has(k)) {
+      TRIMTAB_ASSIGN_OR_RETURN(cp->after_tasks_finish, c.GetBool(k, cp->after_tasks_finish));
       break;
     }
   }
@@ -255,7 +264,7 @@ StatusOr<ClusterSettings> ClusterSettings::Parse(const FlinkConfig& c, const Def
 
   TRIMTAB_ASSIGN_OR_RETURN(s.shutdown_on_application_finish,
                            c.GetBool("execution.shutdown-on-application-finish", true));
-  TRIMTAB_RETURN_IF_ERROR(ParseCheckpoints(c, &s.checkpoints));
+  TRIMTAB_RETURN_IF_ERROR(ParseCheckpoints(c, s.version, &s.checkpoints));
   TRIMTAB_RETURN_IF_ERROR(ParseRestart(c, s.checkpoints.enabled, s.version, &s.restart));
 
   TRIMTAB_ASSIGN_OR_RETURN(int64_t port, c.GetInt("rest.port", 8081));

@@ -58,6 +58,10 @@ struct CheckpointSettings {
   std::string savepoint_dir;  // default savepoint target ("" = none)
   std::string state_backend = "hashmap";
   std::string storage = "jobmanager";
+  // execution.checkpointing.checkpoints-after-tasks-finish (FLIP-147, default on since Flink
+  // 1.15): a job whose input ended waits for one more completed checkpoint (the final
+  // checkpoint, which commits the last offsets) before it is FINISHED.
+  bool after_tasks_finish = true;
 };
 
 struct TaskManagerSettings {

@@ -25,6 +25,16 @@ inline std::string SmallJob(double sink_capacity = 1000) {
          " restart: {baseDowntime: 2 s, failureBackoff: 1 s}}";
 }
 
+// SmallJob() as a bounded job: the source stops at `stopping_offset` of each of its 4
+// partitions (Kafka stopping offsets).
+inline std::string BoundedSmallJob(double stopping_offset = 1000) {
+  std::string job = SmallJob();
+  const std::string source = "capacityPerSubtask: 1000}";
+  job.replace(job.find(source), source.size(),
+              "capacityPerSubtask: 1000, stoppingOffsets: " + std::to_string(stopping_offset) + "}");
+  return job;
+}
+
 class FlinkClusterTest : public ::testing::Test {
  protected:
   FlinkClusterTest()

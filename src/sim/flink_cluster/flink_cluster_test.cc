@@ -338,5 +338,103 @@ TEST_F(ClusterStateMachineTest, LostTaskManagerRestartsTheJob) {
   EXPECT_EQ(JobStatusOf(**c, kJobId), "RUNNING");
 }
 
+// ---- Bounded jobs (sources with stopping offsets) -------------------------------------------
+
+// SmallJob() whose source stops at offset 1,000 of each of its 4 partitions: 4,000 records, all
+// produced 8 s after the topic's creation at 500 records/s.
+FlinkConfig BoundedConfig(FlinkConfig config) {
+  config.Set("trimtab.job", testing::BoundedSmallJob());
+  config.Set("resourcemanager.taskmanager-timeout", "5 s");
+  return config;
+}
+
+TEST_F(ClusterStateMachineTest, BoundedJobFinishesAfterItsFinalCheckpointAndReleasesItsTaskManagers) {
+  FlinkConfig config = BoundedConfig(BaseConfig());
+  config.Set("execution.shutdown-on-application-finish", "false");  // as the operator sets it
+  auto c = Start(config);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  const std::string key = TopicKey(**c);
+  Advance(10s);
+  (*c)->Locked([](ClusterState& s) {
+    const FlinkJob* j = s.FindJob(kJobId);
+    EXPECT_TRUE(j->model()->finished());  // everything read at ~8 s ...
+    EXPECT_EQ(j->status(), JobStatus::kRunning);  // ... and waiting for the final checkpoint
+    EXPECT_EQ(j->task_state(), ExecutionState::kRunning);
+  });
+  Advance(4s);  // the next periodic checkpoint (~12 s) completes and commits the last offsets
+  (*c)->Locked([](ClusterState& s) {
+    const FlinkJob* j = s.FindJob(kJobId);
+    EXPECT_EQ(j->status(), JobStatus::kFinished);
+    EXPECT_EQ(j->task_state(), ExecutionState::kFinished);
+    EXPECT_GT(j->end_ms(), 0);
+    EXPECT_EQ(s.slots().free_slots(), s.slots().total_slots());
+    EXPECT_EQ(s.DesiredTaskManagers(), 0);
+    EXPECT_EQ(s.slots().task_managers().size(), 2u);  // idle, not yet past the timeout
+    EXPECT_FALSE(s.shutdown_requested());  // execution.shutdown-on-application-finish: false
+  });
+  // Every record up to the stopping offsets committed exactly once, the last range by the
+  // final checkpoint; the topic itself keeps producing.
+  EXPECT_TRUE(topics_->CheckLedger(key).empty()) << LedgerIssuesToString(topics_->CheckLedger(key));
+  for (int p = 0; p < 4; ++p) EXPECT_DOUBLE_EQ(topics_->Ledger(key, p).back().to, 1000) << p;
+  Advance(6s);  // resourcemanager.taskmanager-timeout: 5 s
+  (*c)->Locked([](ClusterState& s) {
+    EXPECT_TRUE(s.slots().task_managers().empty());
+    EXPECT_EQ(s.FindJob(kJobId)->status(), JobStatus::kFinished);  // the JobManager stays up
+  });
+  EXPECT_GT(topics_->Describe(key)->end_offsets[0], 1000);
+}
+
+TEST_F(ClusterStateMachineTest, BoundedJobWithoutCheckpointsFinishesAtTheEndAndShutsTheClusterDown) {
+  const FlinkConfig bounded = BoundedConfig(BaseConfig());
+  FlinkConfig config;  // without checkpoints
+  for (const auto& [k, v] : bounded.entries()) {
+    if (k != "execution.checkpointing.interval") config.Set(k, v);
+  }
+  auto c = Start(config);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  Advance(7s);
+  EXPECT_EQ(JobStatusOf(**c, kJobId), "RUNNING");
+  Advance(2s);
+  EXPECT_EQ(JobStatusOf(**c, kJobId), "FINISHED");
+  // execution.shutdown-on-application-finish defaults to true: the JobManager shuts down.
+  EXPECT_TRUE((*c)->Locked([](ClusterState& s) { return s.shutdown_requested(); }));
+}
+
+TEST_F(ClusterStateMachineTest, NoFinalCheckpointWhenCheckpointsAfterTasksFinishIsOff) {
+  FlinkConfig config = BoundedConfig(BaseConfig());
+  config.Set("execution.checkpointing.checkpoints-after-tasks-finish.enabled", "false");  // Flink 1.x key
+  auto c = Start(config);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  Advance(9s);
+  EXPECT_EQ(JobStatusOf(**c, kJobId), "FINISHED");
+}
+
+TEST_F(ClusterStateMachineTest, BoundedJobRestoredFromASavepointFinishesAtTheSameEnd) {
+  FlinkConfig config = BoundedConfig(BaseConfig());
+  auto first = Start(config);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  const std::string key = TopicKey(**first);
+  Advance(5s);  // about half of it read
+  SavepointRequest stop{.mode = SavepointRequest::Mode::kStop, .target_dir = "s3://bucket/sp"};
+  const std::string trigger = (*first)->Locked([&](ClusterState& s) { return s.TriggerSavepoint(kJobId, stop, ""); });
+  Advance(1s);
+  Json r = SavepointResult(**first, trigger);
+  ASSERT_EQ(r["status"]["id"], "COMPLETED") << r.dump();
+  const double stopped_at = topics_->Ledger(key, 0).back().to;
+  EXPECT_GT(stopped_at, 200);
+  EXPECT_LT(stopped_at, 1000);
+  first->reset();
+  Advance(30s);
+  config.Set("execution.savepoint.path", r["operation"]["location"].get<std::string>());
+  auto second = Start(config, "default/jm-2");
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  Advance(15s);
+  EXPECT_EQ(JobStatusOf(**second, kJobId), "FINISHED");
+  // The restored job read from the savepoint's offsets to the stopping offsets: nothing lost,
+  // nothing twice, nothing past the end.
+  EXPECT_TRUE(topics_->CheckLedger(key).empty()) << LedgerIssuesToString(topics_->CheckLedger(key));
+  for (int p = 0; p < 4; ++p) EXPECT_DOUBLE_EQ(topics_->Ledger(key, p).back().to, 1000) << p;
+}
+
 }  // namespace
 }  // namespace trimtab::sim::flink

@@ -258,6 +258,7 @@ void FlinkJob::Progress() {
             BeginRestart(Millis(*downtime), 0, /*rescale=*/true);
           }
         }
+        if (phase_ == Phase::kRunning) CheckEndOfInput();
         break;
       case Phase::kRestarting:
         if (task_state_ == ExecutionState::kCanceling && now_ms_ >= tasks_canceled_at_ms_) {
@@ -431,6 +432,18 @@ void FlinkJob::FinishTerminal(JobStatus s) {
       env_.ha_outbox->push_back(std::move(u));
     }
   }
+}
+
+void FlinkJob::CheckEndOfInput() {
+  if (!model_->finished()) {  // unbounded, not at the end yet, or rewound by a failover
+    end_of_input_model_ms_ = -1;
+    final_checkpoint_done_ = false;
+    return;
+  }
+  if (end_of_input_model_ms_ < 0) end_of_input_model_ms_ = Millis(model_->now_seconds());
+  const CheckpointSettings& cp = env_.settings->checkpoints;
+  if (cp.enabled && cp.after_tasks_finish && !final_checkpoint_done_) return;
+  FinishTerminal(JobStatus::kFinished);
 }
 
 void FlinkJob::DetachTopics() {

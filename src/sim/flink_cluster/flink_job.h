@@ -17,6 +17,11 @@
 //     restoring from the latest checkpoint
 //   cancel: CANCELLING -> CANCELED; stop-with-savepoint: RUNNING (sources stop at the
 //     savepoint) -> FINISHED; JobManager shutdown: SUSPENDED
+//   bounded job (every source has stopping offsets): once the sources have read up to them
+//     (JobModel::finished()), the job waits for the final checkpoint (FLIP-147: the next
+//     periodic checkpoint completes and commits the last offsets; not with checkpointing off or
+//     checkpoints-after-tasks-finish false), then RUNNING -> FINISHED, tasks FINISHED, slots
+//     released. A failover before that rewinds the sources and the job reads to the end again.
 //
 // Snapshots: periodic checkpoints (execution.checkpointing.interval) and triggered checkpoints
 // commit their offsets to the ledger, write `<dir>/<job id>/chk-<n>/_metadata` and, with HA, the
@@ -261,6 +266,8 @@ class FlinkJob {
   bool TryDeploy();
   void BeginRestart(int64_t downtime_ms, int64_t backoff_ms, bool rescale);
   void FinishTerminal(JobStatus s);
+  // RUNNING: ends a bounded job whose input is read to the end (see the life of a job above).
+  void CheckEndOfInput();
   std::optional<int64_t> NextBackoffMs();
   void RecordException(const std::string& exception_class, const std::string& message, const std::string& tm_id);
   void DetachTopics();
@@ -318,6 +325,10 @@ class FlinkJob {
   int64_t created_until_ms_ = 0;       // adaptive: CREATED shown at least until here
   int64_t tasks_canceled_at_ms_ = 0;   // RESTARTING: tasks CANCELING until here, then CANCELED
   JobStatus terminal_status_ = JobStatus::kFinished;  // target of CANCELLING / FAILING
+  // Bounded jobs: model time (ms) since when the sources have read all their input (-1: not
+  // at the end), and whether a committing checkpoint triggered since then has completed.
+  int64_t end_of_input_model_ms_ = -1;
+  bool final_checkpoint_done_ = false;
 
   // Restarts.
   std::deque<int64_t> failure_times_ms_;

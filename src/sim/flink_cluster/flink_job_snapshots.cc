@@ -220,6 +220,9 @@ void FlinkJob::CommitLedger(const CheckpointEvent& e) {
 }
 
 void FlinkJob::OnSnapshotCompleted(const CheckpointEvent& e) {
+  if (end_of_input_model_ms_ >= 0 && e.commits && e.trigger_ms >= end_of_input_model_ms_) {
+    final_checkpoint_done_ = true;  // the final checkpoint of a bounded job (CheckEndOfInput)
+  }
   auto it = pending_snapshots_.find(e.id);
   const bool triggered = it != pending_snapshots_.end();
   const PendingSnapshot pending = triggered ? it->second : PendingSnapshot{};

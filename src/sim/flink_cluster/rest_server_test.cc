@@ -286,5 +286,40 @@ TEST(JavaDoubleString, FormatsAsJavaDoes) {
   EXPECT_EQ(JavaDoubleString(std::nan("")), "NaN");
 }
 
+TEST_F(RestServerTest, ABoundedJobShowsFinishedEverywhereAndItsTaskManagersGo) {
+  FlinkConfig config = BaseConfig();
+  config.Set("trimtab.job", testing::BoundedSmallJob());  // read to the end at ~8 s
+  config.Set("resourcemanager.taskmanager-timeout", "5 s");
+  config.Set("execution.shutdown-on-application-finish", "false");
+  StartServer(config);
+  const std::string job = std::string("/jobs/") + kJobId;
+  Advance(10s);
+  EXPECT_EQ(Get(job + "/execution-result")["status"]["id"], "IN_PROGRESS");
+  Advance(4s);  // after the final checkpoint (~12.5 s)
+  Json overview = Get("/jobs/overview");
+  ASSERT_EQ(overview["jobs"].size(), 1u);
+  const Json& o = overview["jobs"][0];
+  EXPECT_EQ(o["state"], "FINISHED");
+  EXPECT_EQ(o["tasks"]["finished"], 4);
+  EXPECT_EQ(o["tasks"]["total"], 4);
+  EXPECT_GT(o["end-time"].get<int64_t>(), o["start-time"].get<int64_t>());
+  Json details = Get(job);
+  EXPECT_EQ(details["state"], "FINISHED");
+  for (const Json& v : details["vertices"]) EXPECT_EQ(v["status"], "FINISHED") << v["name"];
+  EXPECT_EQ(details["status-counts"]["FINISHED"], 4);
+  EXPECT_EQ(Get(job + "/status")["status"], "FINISHED");
+  Json result = Get(job + "/execution-result");
+  EXPECT_EQ(result["status"]["id"], "COMPLETED");
+  EXPECT_EQ(result["job-execution-result"]["application-status"], "SUCCEEDED");
+  Json cluster = Get("/overview");
+  EXPECT_EQ(cluster["jobs-finished"], 1);
+  EXPECT_EQ(cluster["jobs-running"], 0);
+  EXPECT_EQ(cluster["slots-available"], cluster["slots-total"]);  // idle TaskManagers ...
+  Advance(6s);
+  EXPECT_TRUE(Get("/taskmanagers")["taskmanagers"].empty());  // ... released after the timeout
+  EXPECT_EQ(Get("/overview")["taskmanagers"], 0);
+  EXPECT_EQ(Get(job)["state"], "FINISHED");  // the JobManager still answers
+}
+
 }  // namespace
 }  // namespace trimtab::sim::flink
