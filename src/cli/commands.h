@@ -33,5 +33,7 @@ void RegisterOperatorCommand(CLI::App& app, int* exit_code);
 void RegisterEvalFlinkCommand(CLI::App& eval, int* exit_code);
 // `eval hpa`, registered by RegisterEvalCommand under `eval`.
 void RegisterEvalHpaCommand(CLI::App& eval, int* exit_code);
+// `eval schedule`, registered by RegisterEvalCommand under `eval`.
+void RegisterEvalScheduleCommand(CLI::App& eval, int* exit_code);
 
 }  // namespace trimtab::cli

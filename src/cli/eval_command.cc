@@ -21,11 +21,13 @@ StatusOr<std::string> ReadInputDocument(const std::string& path, std::string* so
 void RegisterEvalCommand(CLI::App& app, int* exit_code) {
   CLI::App* eval = app.add_subcommand(
       "eval",
-      "Run one scaling decision offline: JSON document in, JSON result with every stage's "
-      "reasons out. See docs/eval-hpa.md.");
+      "Run one decision offline: JSON or YAML document in, JSON result with every stage's "
+      "reasons out: `flink` (the Flink autoscaler), `hpa` (a Kubernetes HPA), `schedule` (a "
+      "Volcano gang-scheduling session). See docs/eval-hpa.md and docs/gang-scheduling.md.");
   eval->require_subcommand(1);
   RegisterEvalFlinkCommand(*eval, exit_code);
   RegisterEvalHpaCommand(*eval, exit_code);
+  RegisterEvalScheduleCommand(*eval, exit_code);
   (void)exit_code;
 }
 
