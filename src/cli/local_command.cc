@@ -18,6 +18,8 @@
 #include "cluster/apiserver/apiserver.h"
 #include "cluster/runtime/process_pod_runner.h"
 #include "cluster/runtime/runtime.h"
+#include "cluster/volcano/volcano_scheduler.h"
+#include "core/scheduling/scheduler_config.h"
 #include "operator/bundled_crds.h"
 #include "operator/operator.h"
 #include "sim/flink_cluster/flink_pod_runner.h"
@@ -49,6 +51,8 @@ struct LocalFlags {
   std::string prometheus_url;
   std::string operator_config;
   uint64_t seed = 1;
+  // The Volcano scheduler's volcano-scheduler.conf ("" = Volcano's default).
+  std::string scheduler_conf;
 };
 
 // PodRunners built into `trimtab local`, tried in this order before the default runner (the
@@ -87,8 +91,19 @@ std::vector<cluster::runtime::PodRunnerFactory> InTreePodRunners(
 }
 
 // Schedulers built into `trimtab local`, tried in this order before the default scheduler (the
-// first that Serves() a pod's schedulerName places it). Add in-tree schedulers here.
-std::vector<cluster::runtime::SchedulerFactory> InTreeSchedulers() { return {}; }
+// first that Serves() a pod's schedulerName places it): Volcano's, for schedulerName volcano
+// (docs/gang-scheduling.md). Add in-tree schedulers here.
+std::vector<cluster::runtime::SchedulerFactory> InTreeSchedulers(
+    core::scheduling::SchedulerConfig volcano_config) {
+  return {cluster::volcano::VolcanoSchedulerFactory({.config = std::move(volcano_config)})};
+}
+
+// --scheduler-conf, or Volcano's default configuration.
+StatusOr<core::scheduling::SchedulerConfig> VolcanoConfig(const LocalFlags& flags) {
+  if (flags.scheduler_conf.empty()) return core::scheduling::DefaultSchedulerConfig();
+  TRIMTAB_ASSIGN_OR_RETURN(std::string text, ReadFile(flags.scheduler_conf));
+  return core::scheduling::ParseSchedulerConfig(text, flags.scheduler_conf);
+}
 
 // The operator in the same process, against the API server over loopback HTTP exactly as
 // `trimtab operator` would run against a real one.
@@ -172,6 +187,12 @@ std::string DescribeNodes(const std::vector<cluster::runtime::NodeConfig>& nodes
 }
 
 int RunLocal(const LocalFlags& flags) {
+  auto volcano_config = VolcanoConfig(flags);
+  if (!volcano_config.ok()) {
+    std::fprintf(stderr, "trimtab local: --scheduler-conf: %s\n",
+                 volcano_config.status().ToString().c_str());
+    return 2;
+  }
   auto nodes = NodesFromFlags(flags);
   if (!nodes.ok()) {
     std::fprintf(stderr, "trimtab local: %s\n", nodes.status().ToString().c_str());
@@ -233,7 +254,7 @@ int RunLocal(const LocalFlags& flags) {
                                                       .service_cidr = flags.service_cidr,
                                                       .pod_runners = InTreePodRunners(
                                                           flags, (*server)->url(), workloads),
-                                                      .schedulers = InTreeSchedulers()});
+                                                      .schedulers = InTreeSchedulers(*volcano_config)});
     if (!created.ok()) {
       std::fprintf(stderr, "trimtab local: %s\n", created.status().ToString().c_str());
       (*server)->Stop();
@@ -375,6 +396,10 @@ void RegisterLocalCommand(CLI::App& app, int* exit_code) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--seed", flags->seed, "seed of the simulated Flink clusters")
       ->capture_default_str();
+  cmd->add_option("--scheduler-conf", flags->scheduler_conf,
+                  "volcano-scheduler.conf of the Volcano scheduler (pods with schedulerName\n"
+                  "volcano; docs/gang-scheduling.md); default: Volcano's default configuration")
+      ->check(CLI::ExistingFile);
   cmd->callback([flags, exit_code] { *exit_code = RunLocal(*flags); });
 }
 

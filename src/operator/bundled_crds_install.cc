@@ -32,9 +32,15 @@ StatusOr<kube::GroupVersionResource> ServedResource(const Json& crd, std::string
 
 StatusOr<std::vector<std::string>> InstallBundledCrds(const kube::KubeClient& client,
                                                       std::chrono::milliseconds timeout) {
+  return InstallCrds(client, BundledCrds(), timeout);
+}
+
+StatusOr<std::vector<std::string>> InstallCrds(const kube::KubeClient& client,
+                                               const std::vector<EmbeddedFile>& files,
+                                               std::chrono::milliseconds timeout) {
   std::vector<std::string> created;
   std::vector<kube::GroupVersionResource> served;
-  for (const EmbeddedFile& file : BundledCrds()) {
+  for (const EmbeddedFile& file : files) {
     TRIMTAB_ASSIGN_OR_RETURN(Json crd, ParseYaml(file.text, file.name));
     const std::string name = crd["metadata"].value("name", "");
     TRIMTAB_ASSIGN_OR_RETURN(kube::GroupVersionResource gvr, ServedResource(crd, file.name));

@@ -39,6 +39,7 @@
 #include <nlohmann/json.hpp>
 
 #include "adapters/kube/kube_client.h"
+#include "adapters/kube/object_store.h"
 #include "common/clock.h"
 #include "common/json.h"
 #include "common/status.h"
@@ -111,6 +112,9 @@ struct SchedulerContext {
   Clock* clock = nullptr;                    // the runtime clock
   EventRecorder* events = nullptr;           // extra events (e.g. about PodGroups)
   std::function<void()> request_cycle;       // asks the loop for a cycle soon
+  // The runtime's pod cache: every pod, bound, pending and finished ones included (a gang
+  // scheduler counts a group's running and succeeded members). Read-only.
+  const kube::ObjectStore* pods = nullptr;
 };
 
 class Scheduler {
@@ -125,9 +129,12 @@ class Scheduler {
   virtual void Stop() {}
   // Decides for `pending`: this scheduler's pods without a node, not being deleted, without
   // scheduling gates and not in back-off; higher spec.priority first, then older first. Never
-  // empty. Must not block on the network.
+  // empty, unless RunsWithoutPending(). Must not block on the network.
   virtual SchedulingDecision Schedule(const ClusterSnapshot& snapshot,
                                       const std::vector<Json>& pending) = 0;
+  // True: Schedule is called on every cycle, with no pending pods too (a batch scheduler whose
+  // session also keeps the status of its own objects, as Volcano's runs every second).
+  virtual bool RunsWithoutPending() const { return false; }
 };
 
 }  // namespace trimtab::cluster::runtime

@@ -66,7 +66,8 @@ Status SchedulingLoop::Start() {
   SchedulerContext context{.client = client_,
                            .clock = clock_,
                            .events = events_,
-                           .request_cycle = [this] { Trigger(); }};
+                           .request_cycle = [this] { Trigger(); },
+                           .pods = &informers_->Store(PodsGvr())};
   for (auto& s : schedulers_) {
     Status started = s->Start(context);
     if (!started.ok()) {
@@ -179,7 +180,7 @@ Result SchedulingLoop::Cycle() {
   }
 
   for (size_t i = 0; i < schedulers_.size(); ++i) {
-    if (pending[i].empty()) continue;
+    if (pending[i].empty() && !schedulers_[i]->RunsWithoutPending()) continue;
     std::sort(pending[i].begin(), pending[i].end(), HigherPriorityFirst);
     Scheduler& scheduler = *schedulers_[i];
     SchedulingDecision decision = scheduler.Schedule(snapshot, pending[i]);

@@ -7,8 +7,9 @@
 //  2. each pod goes to the first registered Scheduler that Serves() its spec.schedulerName; pods
 //     naming a scheduler nobody serves simply stay Pending (no condition, no event), as with
 //     an absent scheduler in a real cluster;
-//  3. each scheduler with pods gets Schedule(snapshot, its pods): the snapshot holds the nodes,
-//     the bound pods and the pods assumed by earlier bindings of this and previous cycles;
+//  3. each scheduler with pods (or that RunsWithoutPending) gets Schedule(snapshot, its pods):
+//     the snapshot holds the nodes, the bound pods and the pods assumed by earlier bindings of
+//     this and previous cycles;
 //  4. bindings are POSTed to pods/binding (event Scheduled "Successfully assigned ns/p to n");
 //     unschedulable pods get PodScheduled=False (reason/message from the decision) and a
 //     FailedScheduling warning event, and wait: 1 s doubling to 10 s per attempt, and at least
