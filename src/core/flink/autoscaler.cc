@@ -460,9 +460,39 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
     any_outside = any_outside || c.outside_utilization_bound;
     proposals[v.id] = {v.parallelism, c.new_parallelism, metrics};
   }
+  // Shaping's behavior rules, with the scale-down window stretched to a few restart times
+  // (scale-down.restart-time-factor).
+  const BehaviorOptions* behavior = &o.behavior;
+  std::optional<BehaviorOptions> stretched;
+  Millis stretched_floor{0};
+  if (o.behavior.enabled && o.scale_down_restart_time_factor > 0) {
+    // A scale-down is wanted for a few restart times before it is worth a restart.
+    const Millis floor{std::llround(o.scale_down_restart_time_factor *
+                                    static_cast<double>(restart_time.count()))};
+    if (floor > o.behavior.scale_down.stabilization_window.value_or(Millis(0))) {
+      stretched = o.behavior;
+      stretched->scale_down.stabilization_window = floor;
+      behavior = &*stretched;
+      stretched_floor = floor;
+    }
+  }
+  // scale-down.lasting-evidence: a cycle that changes nothing still tells the behavior history
+  // that every vertex wanted its current parallelism.
+  const auto record_current = [&](const char* why) {
+    if (!o.behavior.enabled || !o.scale_down_lasting_evidence || early) return;
+    for (const VertexInfo& v : in.topology.vertices) {
+      if (v.finished || o.vertex_exclude_ids.count(v.id)) continue;
+      (void)ShapeWithBehavior(*behavior, &state.behavior[v.id], v.parallelism, v.parallelism,
+                              in.now);
+    }
+    log.Note("shape", std::string("every vertex's current parallelism recorded as its "
+                                  "recommendation (") +
+                          why + "; scale-down.lasting-evidence)");
+  };
   if (proposals.empty()) {
     log.outcome = CycleOutcome::kNoChange;
     log.Note("decide", "All job vertices are currently running at their target parallelism.");
+    record_current("no change wanted");
     res.state = std::move(state);
     return res;
   }
@@ -473,6 +503,7 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
       log.vertices[id].reasons.push_back("not applied: every changed vertex is within its "
                                          "utilization band");
     }
+    record_current("within the utilization band");
     res.state = std::move(state);
     return res;
   }
@@ -489,20 +520,10 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
                          " vertex(es)");
 
   // 4. Shape: behavior rules, then blocking.
-  const BehaviorOptions* behavior = &o.behavior;
-  std::optional<BehaviorOptions> stretched;  // scale-down.restart-time-factor
-  if (o.behavior.enabled && o.scale_down_restart_time_factor > 0) {
-    // A scale-down is wanted for a few restart times before it is worth a restart.
-    const Millis floor{std::llround(o.scale_down_restart_time_factor *
-                                    static_cast<double>(restart_time.count()))};
-    if (floor > o.behavior.scale_down.stabilization_window.value_or(Millis(0))) {
-      stretched = o.behavior;
-      stretched->scale_down.stabilization_window = floor;
-      behavior = &*stretched;
-      log.Note("shape", "scale-down stabilization window " + FormatFlinkDuration(floor) + " (" +
-                            Num(o.scale_down_restart_time_factor) + " x restart time " +
-                            FormatFlinkDuration(restart_time) + ")");
-    }
+  if (stretched) {
+    log.Note("shape", "scale-down stabilization window " + FormatFlinkDuration(stretched_floor) +
+                          " (" + Num(o.scale_down_restart_time_factor) + " x restart time " +
+                          FormatFlinkDuration(restart_time) + ")");
   }
   ScalingSummaries shaped;
   for (auto& [id, summary] : proposals) {

@@ -261,6 +261,9 @@ StatusOr<AutoscalerOptions> ParseAutoscalerOptions(
   TRIMTAB_RETURN_IF_ERROR(r.Duration("step-detection.interval", &o.step_detection_interval));
   TRIMTAB_RETURN_IF_ERROR(r.Duration("early-scale-up.window", &o.early_scale_up_window));
   TRIMTAB_RETURN_IF_ERROR(r.Bool("observed-capacity.enabled", &o.observed_capacity_enabled));
+  TRIMTAB_RETURN_IF_ERROR(
+      r.Bool("scale-down.lasting-evidence.enabled", &o.scale_down_lasting_evidence));
+  TRIMTAB_RETURN_IF_ERROR(r.Bool("step-detection.burst-hold.enabled", &o.step_burst_hold));
   TRIMTAB_RETURN_IF_ERROR(r.Duration("scale-down.follow-through.window",
                                      &o.scale_down_follow_through_window));
   TRIMTAB_RETURN_IF_ERROR(

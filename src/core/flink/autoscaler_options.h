@@ -138,6 +138,19 @@ struct AutoscalerOptions {
   // scale-up threshold (never to one its history showed too small). 0 = off: a hot key can keep
   // a vertex at its max parallelism for a few percent of capacity.
   double scale_down_hot_key_marginal_capacity = 0;
+  // trimtab extension (docs/eval-flink.md, "Lasting scale-down evidence"): with behavior rules,
+  // every evaluated cycle records each vertex's recommendation (its current parallelism when it
+  // wants no change or stays within its band) in the behavior history, so that the scale-down
+  // stabilization window holds the highest recommendation of the whole window: a dip of a minute
+  // or two is one low recommendation among high ones. Off: only the cycles that proposed a change
+  // record one, and a dip after a quiet spell is alone in the window.
+  bool scale_down_lasting_evidence = false;
+  // trimtab extension (docs/eval-flink.md, "Burst hold"): with step detection, a step up seen in
+  // the last interval only (beyond (1 + θ)², which is otherwise taken at once) waits for the next
+  // interval to confirm it when waiting is cheap: were the burst over after one more interval,
+  // the job at its current capacity would drain what it left within catch-up.duration. Off: such
+  // a step is always taken at once.
+  bool step_burst_hold = false;
   int observed_tpr_min_observations = 2;
   bool scaling_effectiveness_detection_enabled = false;
   double scaling_effectiveness_threshold = 0.1;

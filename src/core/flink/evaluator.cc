@@ -5,8 +5,10 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <map>
 #include <memory_resource>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -473,6 +475,10 @@ struct StepCheck {
   bool pending = false;  // only the last interval is beyond the threshold: wait for the next
   double rate = 0;       // the new arrival rate, when not pending
   std::string note;
+  // Taken at once from the last interval alone (beyond (1 + θ)²), upwards: a burst-hold
+  // candidate, with the arrival rate before it.
+  bool at_once_up = false;
+  double before = 0;
 };
 
 // Step detection for one source (evaluator.h). Recent intervals are compared with the arrival
@@ -523,13 +529,15 @@ std::optional<StepCheck> CheckStep(const WindowTable& table, const VertexId& sou
                              interval() + ", " + FormatRate(gap->rate) + " over the newest " +
                              FormatFlinkDuration(Millis(std::llround(gap->seconds * 1000))) +
                              " vs " + FormatRate(base1) + " before; target rate " +
-                             FormatRate(gap->rate)};
+                             FormatRate(gap->rate),
+                         gap->rate > base1, base1};
       }
     }
     return StepCheck{false, last,
                      "step detected: arrival rate " + FormatRate(last) + " over the last " +
                          interval() + " vs " + FormatRate(base1) + " before; target rate " +
-                         FormatRate(last)};
+                         FormatRate(last),
+                     last > base1, base1};
   }
   if (!beyond(last, base1, factor)) return std::nullopt;
   return StepCheck{true, 0,
@@ -540,14 +548,22 @@ std::optional<StepCheck> CheckStep(const WindowTable& table, const VertexId& sou
 
 }  // namespace
 
-StatusOr<EvaluatedMetrics> EvaluateMetrics(const JobTopology& t, const Window& w,
-                                           const AutoscalerOptions& o, Millis restart_time,
-                                           bool* processing_backlog,
-                                           std::vector<std::string>* notes, bool* step_pending) {
-  EvaluatedMetrics out;
-  const WindowTable table(w, TopologyIds(t));
-  const bool backlog = IsProcessingBacklog(t, table, o);
-  if (processing_backlog) *processing_backlog = backlog;
+namespace {
+
+// A step up taken at once from one interval (step-detection.burst-hold.enabled), per source.
+struct AtOnceStep {
+  double before = 0;  // the source's arrival rate before it
+  double rate = 0;    // the step's rate
+};
+
+// Every vertex's metrics in topological order, with step detection on the sources but those in
+// `held` (their TARGET_DATA_RATE is the window's rate). Fills `at_once` with the sources whose
+// step up was taken at once from one interval.
+StatusOr<std::map<VertexId, MetricMap>> EvaluateVertices(
+    const JobTopology& t, const WindowTable& table, const AutoscalerOptions& o,
+    Millis restart_time, bool backlog, const std::set<VertexId>& held,
+    std::vector<std::string>* notes, bool* step_pending, std::map<VertexId, AtOnceStep>* at_once) {
+  std::map<VertexId, MetricMap> out;
   for (const VertexInfo& info : t.vertices) {
     MetricMap m;
     const VertexId& v = info.id;
@@ -561,11 +577,12 @@ StatusOr<EvaluatedMetrics> EvaluateMetrics(const JobTopology& t, const Window& w
                                        "information (NUM_RECORDS_IN needs two samples)");
       }
       double target = std::max(0.0, ingestion);
-      if (o.step_detection_threshold > 0) {
+      if (o.step_detection_threshold > 0 && !held.count(v)) {
         if (std::optional<StepCheck> step = CheckStep(table, v, o); step) {
           if (step->pending && step_pending) *step_pending = true;
           if (notes) notes->push_back(v + ": " + step->note);
           if (!step->pending) target = step->rate;
+          if (step->at_once_up && at_once) (*at_once)[v] = {step->before, step->rate};
         }
       }
       SetAverage(&m, kMetricTargetDataRate, target);
@@ -578,7 +595,7 @@ StatusOr<EvaluatedMetrics> EvaluateMetrics(const JobTopology& t, const Window& w
       for (const Edge& e : t.edges) {  // t.Inputs(v), in order, without copying ids
         if (e.to != v) continue;
         const VertexId& in = e.from;
-        const MetricMap& im = out.vertices.at(in);
+        const MetricMap& im = out.at(in);
         const double ratio = ComputeEdgeOutputRatio(t, table, in, v);
         target += Average(im, kMetricTargetDataRate) * ratio;
         catch_up += Current(im, kMetricCatchUpDataRate) * ratio;
@@ -604,7 +621,95 @@ StatusOr<EvaluatedMetrics> EvaluateMetrics(const JobTopology& t, const Window& w
     SetCurrent(&m, kMetricMaxParallelism, info.max_parallelism);
     SetCurrent(&m, kMetricNumSourcePartitions, info.num_partitions.value_or(0));
     ComputeProcessingRateThresholds(&m, o, backlog, restart_time);
-    out.vertices[v] = std::move(m);
+    out[v] = std::move(m);
+  }
+  return out;
+}
+
+// Burst hold: whether waiting one more interval for the steps in `at_once` to be confirmed is
+// cheap. `held` are the vertices evaluated without those steps. Were the burst over after one
+// more interval, the job at its current bottleneck capacity (in source records/s) would have to
+// drain the lag now plus one interval of the burst's excess over that capacity, at the capacity's
+// headroom over the rate before the burst: cheap when that takes no longer than catch-up.duration.
+// A step beyond (1 + θ)³ is never held. Why, for the decision log; nullopt when not cheap.
+std::optional<std::string> BurstHoldReason(const JobTopology& t,
+                                           const std::map<VertexId, MetricMap>& held,
+                                           const std::map<VertexId, AtOnceStep>& at_once,
+                                           const AutoscalerOptions& o) {
+  const double factor = 1 + o.step_detection_threshold;
+  double before = 0, burst = 0, window_rate = 0, lag = 0;
+  for (const VertexInfo& v : t.vertices) {
+    if (!t.IsSource(v.id)) continue;
+    const MetricMap& m = held.at(v.id);
+    const double rate = Average(m, kMetricTargetDataRate);
+    const double source_lag = Current(m, kMetricLag);
+    window_rate += rate;
+    if (!std::isnan(source_lag)) lag += source_lag;
+    auto it = at_once.find(v.id);
+    if (it == at_once.end()) {
+      before += rate;
+      burst += rate;
+      continue;
+    }
+    if (it->second.rate > it->second.before * factor * factor * factor) return std::nullopt;
+    before += it->second.before;
+    burst += it->second.rate;
+  }
+  if (!(window_rate > 0)) return std::nullopt;
+  double capacity = std::numeric_limits<double>::infinity();
+  for (const VertexInfo& v : t.vertices) {
+    const MetricMap& m = held.at(v.id);
+    const double tpr = Average(m, kMetricTrueProcessingRate);
+    const double target = Average(m, kMetricTargetDataRate);
+    if (!std::isfinite(tpr) || !(target > 0)) continue;
+    capacity = std::min(capacity, tpr * window_rate / target);
+  }
+  if (!std::isfinite(capacity) || !(capacity > before)) return std::nullopt;
+  const double interval = Seconds(o.step_detection_interval);
+  const double left = lag + std::max(0.0, burst - capacity) * interval;
+  const double drain = left / (capacity - before);
+  if (!(drain <= Seconds(o.catch_up_duration))) return std::nullopt;
+  return "burst hold: were the step to " + FormatRate(burst) + " over after one more " +
+         FormatFlinkDuration(o.step_detection_interval) + ", the bottleneck's " +
+         FormatRate(capacity) + " would drain the " + FormatFixed(left, 0) +
+         " records it left in " + FormatFixed(drain, 0) + " s at " + FormatRate(before) +
+         ", within catch-up.duration " + FormatFlinkDuration(o.catch_up_duration) +
+         ": one more interval to confirm it (step-detection.burst-hold)";
+}
+
+}  // namespace
+
+StatusOr<EvaluatedMetrics> EvaluateMetrics(const JobTopology& t, const Window& w,
+                                           const AutoscalerOptions& o, Millis restart_time,
+                                           bool* processing_backlog,
+                                           std::vector<std::string>* notes, bool* step_pending) {
+  EvaluatedMetrics out;
+  const WindowTable table(w, TopologyIds(t));
+  const bool backlog = IsProcessingBacklog(t, table, o);
+  if (processing_backlog) *processing_backlog = backlog;
+  std::map<VertexId, AtOnceStep> at_once;
+  std::vector<std::string> step_notes;
+  bool pending = false;
+  TRIMTAB_ASSIGN_OR_RETURN(out.vertices,
+                           EvaluateVertices(t, table, o, restart_time, backlog, {}, &step_notes,
+                                            &pending,
+                                            o.step_burst_hold ? &at_once : nullptr));
+  if (!at_once.empty()) {
+    std::set<VertexId> held_sources;
+    for (const auto& [id, step] : at_once) held_sources.insert(id);
+    using VertexMetrics = std::map<VertexId, MetricMap>;
+    TRIMTAB_ASSIGN_OR_RETURN(VertexMetrics held,
+                             EvaluateVertices(t, table, o, restart_time, backlog, held_sources,
+                                              nullptr, nullptr, nullptr));
+    if (std::optional<std::string> why = BurstHoldReason(t, held, at_once, o)) {
+      out.vertices = std::move(held);
+      pending = true;
+      step_notes.push_back(std::move(*why));
+    }
+  }
+  if (pending && step_pending) *step_pending = true;
+  if (notes) {
+    for (std::string& n : step_notes) notes->push_back(std::move(n));
   }
   // Job-wide metrics.
   SetCurrent(&out.global, kMetricGcPressure, table.LatestJob(M::kGcPressure));
