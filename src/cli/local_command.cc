@@ -16,9 +16,13 @@
 #include "cli/autoscaler_factory.h"
 #include "cli/commands.h"
 #include "cluster/apiserver/apiserver.h"
+#include "cluster/metrics/local_metrics.h"
+#include "cluster/metrics/prometheus_external.h"
 #include "cluster/runtime/process_pod_runner.h"
 #include "cluster/runtime/runtime.h"
 #include "cluster/volcano/volcano_scheduler.h"
+#include "common/duration.h"
+#include "common/feature_gates.h"
 #include "core/scheduling/scheduler_config.h"
 #include "operator/bundled_crds.h"
 #include "operator/operator.h"
@@ -53,6 +57,10 @@ struct LocalFlags {
   uint64_t seed = 1;
   // The Volcano scheduler's volcano-scheduler.conf ("" = Volcano's default).
   std::string scheduler_conf;
+  // Kubernetes feature gates and the HPA controller (docs/hpa-local.md).
+  std::string feature_gates;
+  std::string hpa_sync_period = "15s";
+  std::string external_metrics_rules;
 };
 
 // PodRunners built into `trimtab local`, tried in this order before the default runner (the
@@ -103,6 +111,34 @@ StatusOr<core::scheduling::SchedulerConfig> VolcanoConfig(const LocalFlags& flag
   if (flags.scheduler_conf.empty()) return core::scheduling::DefaultSchedulerConfig();
   TRIMTAB_ASSIGN_OR_RETURN(std::string text, ReadFile(flags.scheduler_conf));
   return core::scheduling::ParseSchedulerConfig(text, flags.scheduler_conf);
+}
+
+// The HPA controller's options: the sync period and the HPAScaleToZero gate; the rest as
+// kube-controller-manager's defaults.
+cluster::runtime::HpaControllerOptions HpaOptions(const FeatureGates& gates,
+                                                  std::chrono::nanoseconds sync_period) {
+  cluster::runtime::HpaControllerOptions options;
+  options.sync_period = std::chrono::duration_cast<Duration>(sync_period);
+  options.engine.scale_to_zero = gates.Enabled(kHpaScaleToZero);
+  return options;
+}
+
+// What the metrics APIs serve: the pod usage model and, with --external-metrics-rules, the
+// external metrics of a Prometheus (docs/hpa-local.md).
+StatusOr<std::shared_ptr<cluster::metrics::LocalMetricsProvider>> MakeMetricsProvider(
+    const LocalFlags& flags) {
+  auto provider = std::make_shared<cluster::metrics::LocalMetricsProvider>();
+  if (flags.external_metrics_rules.empty()) return provider;
+  if (flags.prometheus_url.empty()) {
+    return InvalidArgumentError("--external-metrics-rules needs --prometheus-url");
+  }
+  TRIMTAB_ASSIGN_OR_RETURN(std::string text, ReadFile(flags.external_metrics_rules));
+  TRIMTAB_ASSIGN_OR_RETURN(Json doc, ParseYaml(text, flags.external_metrics_rules));
+  TRIMTAB_ASSIGN_OR_RETURN(auto rules,
+                           cluster::metrics::ParsePrometheusRules(doc, flags.external_metrics_rules));
+  TRIMTAB_RETURN_IF_ERROR(
+      cluster::metrics::AddPrometheusRules(flags.prometheus_url, rules, provider.get()));
+  return provider;
 }
 
 // The operator in the same process, against the API server over loopback HTTP exactly as
@@ -187,6 +223,17 @@ std::string DescribeNodes(const std::vector<cluster::runtime::NodeConfig>& nodes
 }
 
 int RunLocal(const LocalFlags& flags) {
+  auto gates = FeatureGates::Parse(flags.feature_gates);
+  if (!gates.ok()) {
+    std::fprintf(stderr, "trimtab local: --feature-gates: %s\n", gates.status().ToString().c_str());
+    return 2;
+  }
+  auto hpa_sync = ParseGoDuration(flags.hpa_sync_period);
+  if (!hpa_sync.ok() || *hpa_sync <= std::chrono::nanoseconds::zero()) {
+    std::fprintf(stderr, "trimtab local: --hpa-sync-period: %s is not a positive duration\n",
+                 flags.hpa_sync_period.c_str());
+    return 2;
+  }
   auto volcano_config = VolcanoConfig(flags);
   if (!volcano_config.ok()) {
     std::fprintf(stderr, "trimtab local: --scheduler-conf: %s\n",
@@ -235,6 +282,15 @@ int RunLocal(const LocalFlags& flags) {
         cluster::runtime::Runtime* runtime = runtime_for_logs->load();
         return runtime ? runtime->PodLogs(pod, container) : std::string();
       }};
+  options.feature_gates = *gates;
+  if (!flags.api_only) {
+    auto metrics = MakeMetricsProvider(flags);
+    if (!metrics.ok()) {
+      std::fprintf(stderr, "trimtab local: %s\n", metrics.status().ToString().c_str());
+      return 2;
+    }
+    options.metrics = std::move(metrics).value();
+  }
   auto server = cluster::ApiServer::Create(options);
   if (!server.ok() && flags.port < 0 && server.status().code() == StatusCode::kUnavailable &&
       server.status().message().find("cannot listen") != std::string::npos) {
@@ -254,7 +310,8 @@ int RunLocal(const LocalFlags& flags) {
                                                       .service_cidr = flags.service_cidr,
                                                       .pod_runners = InTreePodRunners(
                                                           flags, (*server)->url(), workloads),
-                                                      .schedulers = InTreeSchedulers(*volcano_config)});
+                                                      .schedulers = InTreeSchedulers(*volcano_config),
+                                                      .hpa = HpaOptions(*gates, *hpa_sync)});
     if (!created.ok()) {
       std::fprintf(stderr, "trimtab local: %s\n", created.status().ToString().c_str());
       (*server)->Stop();
@@ -400,6 +457,18 @@ void RegisterLocalCommand(CLI::App& app, int* exit_code) {
                   "volcano-scheduler.conf of the Volcano scheduler (pods with schedulerName\n"
                   "volcano; docs/gang-scheduling.md); default: Volcano's default configuration")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--feature-gates", flags->feature_gates,
+                  "Kubernetes feature gates, Name=bool[,...]; known: HPAScaleToZero (default\n"
+                  "false as in Kubernetes 1.32)");
+  cmd->add_option("--external-metrics-rules", flags->external_metrics_rules,
+                  "YAML rules mapping external metric names to Prometheus series, served on\n"
+                  "external.metrics.k8s.io from --prometheus-url (docs/hpa-local.md)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--hpa-sync-period", flags->hpa_sync_period,
+                  "how often the HPA controller looks at each HorizontalPodAutoscaler, in\n"
+                  "cluster time (kube-controller-manager's\n"
+                  "--horizontal-pod-autoscaler-sync-period)")
+      ->capture_default_str();
   cmd->callback([flags, exit_code] { *exit_code = RunLocal(*flags); });
 }
 
