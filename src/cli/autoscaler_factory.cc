@@ -37,7 +37,8 @@ StatusOr<op::AutoscalerFactory> MakeAutoscalerFactory(const std::string& chain_f
                                             .clock = context.clock,
                                             .executor_chain = chain,
                                             .operator_instance = "trimtab-operator",
-                                            .prometheus_url = prometheus_url}));
+                                            .prometheus_url = prometheus_url,
+                                            .metrics = context.metrics}));
         return std::unique_ptr<op::JobAutoscaler>(std::move(autoscaler));
       });
 }

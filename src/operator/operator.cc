@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "adapters/kube/client_metrics.h"
 #include "operator/kube_resources.h"
 
 namespace trimtab::op {
@@ -45,8 +46,35 @@ StatusOr<std::unique_ptr<Operator>> Operator::Create(OperatorOptions options) {
   if (!options.clock) options.clock = RealClock::Default();
   std::unique_ptr<Operator> op(new Operator(std::move(options)));
   OperatorOptions& o = op->options_;
-  TRIMTAB_ASSIGN_OR_RETURN(op->client_,
-                           kube::KubeClient::Create(o.rest_config, {.clock = o.clock}));
+  op->metrics_ = o.metrics;
+  if (op->metrics_ == nullptr) {
+    op->owned_metrics_ = std::make_unique<MetricsRegistry>();
+    op->metrics_ = op->owned_metrics_.get();
+  }
+  MetricsRegistry& m = *op->metrics_;
+  const std::vector<std::string> kinds = {"controller", "resourcetype"};
+  op->reconciles_ = &m.Counter("flink_k8soperator_JOSDK_Reconciliation_Count",
+                               "Reconcile passes started.", kinds);
+  op->reconcile_failures_ = &m.Counter("flink_k8soperator_JOSDK_Reconciliation_failed_Count",
+                                       "Reconcile passes that failed (retried with backoff).",
+                                       kinds);
+  op->reconcile_retries_ = &m.Counter("flink_k8soperator_JOSDK_Reconciliation_retries_Count",
+                                      "Reconcile passes that retried a failed one.", kinds);
+  op->reconcile_seconds_ = &m.Histogram(
+      "flink_k8soperator_JOSDK_Reconciliation_TimeSeconds",
+      "Duration of reconcile passes, by result (success or failed).",
+      {"controller", "resourcetype", "result"},
+      {0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60});
+  MetricFamily* leader = &m.Gauge(
+      "leader_election_master_status",
+      "1 while this operator leads (always 1 without leader election), 0 otherwise.", {"name"});
+  op->leader_collector_ = m.AddCollector([raw = op.get(), leader] {
+    leader->Set({raw->options_.lease_name}, raw->leading_.load() ? 1 : 0);
+  });
+  TRIMTAB_ASSIGN_OR_RETURN(
+      op->client_,
+      kube::KubeClient::Create(o.rest_config, {.clock = o.clock,
+                                               .on_request = kube::KubeClientMetricsHook(&m)}));
   TRIMTAB_ASSIGN_OR_RETURN(std::unique_ptr<http::HttpClient> http,
                            http::HttpClient::Create({.user_agent = "trimtab-operator"}));
   op->events_ = std::make_unique<EventRecorder>(op->client_.get(), o.clock);
@@ -55,7 +83,8 @@ StatusOr<std::unique_ptr<Operator>> Operator::Create(OperatorOptions options) {
                              o.autoscaler_factory({.client = op->client_.get(),
                                                    .clock = o.clock,
                                                    .events = op->events_.get(),
-                                                   .plugins_dir = o.plugins_dir}));
+                                                   .plugins_dir = o.plugins_dir,
+                                                   .metrics = op->metrics_}));
     o.autoscaler = op->owned_autoscaler_.get();
   }
   const RestEndpointResolver* resolver = o.resolver;
@@ -113,13 +142,20 @@ StatusOr<std::unique_ptr<Operator>> Operator::Create(OperatorOptions options) {
                                      return raw->Healthy() ? http::HttpResponse::Text(200, "ok\n")
                                                            : http::HttpResponse::Text(503, "not ready\n");
                                    }
+                                   if (req.path == "/metrics") {
+                                     return http::HttpResponse::Text(200, raw->metrics_->Render(),
+                                                                     kPrometheusTextContentType);
+                                   }
                                    return http::HttpResponse::Text(404, "not found\n");
                                  }));
   }
   return op;
 }
 
-Operator::~Operator() { Stop(); }
+Operator::~Operator() {
+  Stop();
+  if (metrics_ && leader_collector_) metrics_->RemoveCollector(leader_collector_);
+}
 
 bool Operator::Healthy() const {
   if (stopped_.load()) return false;
@@ -155,12 +191,15 @@ Status Operator::StartControllers() {
     return std::make_unique<kube::ExponentialBackoffLimiter>(options_.error_backoff_base,
                                                              options_.error_backoff_max);
   };
-  deployment_queue_ = std::make_unique<kube::WorkQueue>(
-      kube::WorkQueueOptions{.clock = options_.clock, .rate_limiter = limiter()});
-  session_job_queue_ = std::make_unique<kube::WorkQueue>(
-      kube::WorkQueueOptions{.clock = options_.clock, .rate_limiter = limiter()});
-  snapshot_queue_ = std::make_unique<kube::WorkQueue>(
-      kube::WorkQueueOptions{.clock = options_.clock, .rate_limiter = limiter()});
+  auto queue = [&](const char* name) {
+    return std::make_unique<kube::WorkQueue>(kube::WorkQueueOptions{.clock = options_.clock,
+                                                                    .rate_limiter = limiter(),
+                                                                    .metrics = metrics_,
+                                                                    .name = name});
+  };
+  deployment_queue_ = queue("flinkdeployment");
+  session_job_queue_ = queue("flinksessionjob");
+  snapshot_queue_ = queue("flinkstatesnapshot");
   kube::WorkQueue* dq = deployment_queue_.get();
   kube::WorkQueue* sq = session_job_queue_.get();
   kube::WorkQueue* snq = snapshot_queue_.get();
@@ -245,20 +284,31 @@ bool Operator::SnapshotsServed(const std::string& ns) const {
 }
 
 void Operator::Worker(kube::WorkQueue* queue, Kind kind) {
+  const std::string resource_type = kind == Kind::kDeployment   ? "FlinkDeployment"
+                                    : kind == Kind::kSessionJob ? "FlinkSessionJob"
+                                                                : "FlinkStateSnapshot";
+  // Upstream's controller names (the reconciler classes, lower case).
+  const std::string controller = kind == Kind::kDeployment   ? "flinkdeploymentcontroller"
+                                 : kind == Kind::kSessionJob ? "flinksessionjobcontroller"
+                                                             : "flinkstatesnapshotcontroller";
+  const LabelValues labels = {controller, resource_type};
   while (std::optional<std::string> key = queue->Get()) {
     const auto [ns, name] = kube::SplitObjectKey(*key);
+    reconciles_->Inc(labels);
+    if (queue->NumRequeues(*key) > 0) reconcile_retries_->Inc(labels);
+    const auto started = std::chrono::steady_clock::now();
     StatusOr<ReconcileResult> r = kind == Kind::kDeployment ? deployments_->Reconcile(ns, name)
                                   : kind == Kind::kSessionJob ? session_jobs_->Reconcile(ns, name)
                                                               : snapshots_->Reconcile(ns, name);
+    reconcile_seconds_->Observe(
+        {controller, resource_type, r.ok() ? "success" : "failed"},
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    if (!r.ok()) reconcile_failures_->Inc(labels);
     if (r.ok()) {
       queue->Forget(*key);
       if (r->requeue_after) queue->AddAfter(*key, *r->requeue_after);
     } else {
-      spdlog::warn("reconcile {} {}: {}",
-                   kind == Kind::kDeployment   ? "FlinkDeployment"
-                   : kind == Kind::kSessionJob ? "FlinkSessionJob"
-                                               : "FlinkStateSnapshot",
-                   *key, r.status().ToString());
+      spdlog::warn("reconcile {} {}: {}", resource_type, *key, r.status().ToString());
       queue->AddRateLimited(*key);
     }
     queue->Done(*key);

@@ -1,7 +1,8 @@
 // Operator: the trimtab Flink Kubernetes operator as one embeddable component. It watches
 // FlinkDeployments, FlinkSessionJobs, FlinkStateSnapshots and the JobManager Deployments it
 // created (informers), feeds their keys to rate-limited work queues and runs the three controllers
-// on worker threads, optionally behind Lease-based leader election, with a /healthz endpoint.
+// on worker threads, optionally behind Lease-based leader election, with /healthz, /readyz and
+// /metrics (Prometheus text format; docs/metrics.md) on the health port.
 // FlinkStateSnapshots are only watched when the API server serves their CRD (a real cluster may
 // not have it installed). It talks to the API server only
 // through the public API, so it works against a real cluster and against `trimtab local` alike.
@@ -36,6 +37,7 @@
 #include "adapters/kube/kube_client.h"
 #include "adapters/kube/leader_election.h"
 #include "adapters/kube/workqueue.h"
+#include "common/metrics_registry.h"
 #include "operator/controller_deps.h"
 #include "operator/flink_deployment_controller.h"
 #include "operator/flink_session_job_controller.h"
@@ -49,6 +51,7 @@ struct AutoscalerFactoryContext {
   Clock* clock = nullptr;
   EventRecorder* events = nullptr;
   std::string plugins_dir;  // executor plugins for the autoscaler chain ("" = none)
+  MetricsRegistry* metrics = nullptr;  // the operator's registry, for the autoscaler's series
 };
 using AutoscalerFactory =
     std::function<StatusOr<std::unique_ptr<JobAutoscaler>>(const AutoscalerFactoryContext&)>;
@@ -78,7 +81,12 @@ struct OperatorOptions {
   std::string lease_name = "trimtab-operator";
   std::string lease_namespace = "default";
   std::string identity;  // "" = hostname + pid
-  // /healthz and /readyz on 127.0.0.1:<port>... (-1 = no health server, 0 = any free port).
+  // Where the operator's metrics go (not owned; null = a registry of its own). Served at /metrics
+  // on the health port: reconciles, work queues, Kubernetes client requests, leadership and the
+  // autoscaler's per-job series (docs/metrics.md).
+  MetricsRegistry* metrics = nullptr;
+  // /healthz, /readyz and /metrics on <health_address>:<port> (-1 = no health server, 0 = any
+  // free port).
   int health_port = -1;
   std::string health_address = "0.0.0.0";
   // Backoff of failed passes: base * 2^failures capped at max.
@@ -108,6 +116,7 @@ class Operator {
   bool Healthy() const;
   int health_port() const { return health_ ? health_->port() : -1; }
   const kube::KubeClient* client() const { return client_.get(); }
+  MetricsRegistry* metrics() const { return metrics_; }
   FlinkDeploymentController* deployment_controller() { return deployments_.get(); }
   FlinkSessionJobController* session_job_controller() { return session_jobs_.get(); }
   FlinkStateSnapshotController* snapshot_controller() { return snapshots_.get(); }
@@ -125,6 +134,14 @@ class Operator {
                    const std::string& label_selector, kube::EventHandler handler);
 
   OperatorOptions options_;
+  std::unique_ptr<MetricsRegistry> owned_metrics_;
+  MetricsRegistry* metrics_ = nullptr;
+  int leader_collector_ = 0;
+  // Reconcile passes (JOSDK names, docs/metrics.md), by controller and resource kind.
+  MetricFamily* reconciles_ = nullptr;
+  MetricFamily* reconcile_failures_ = nullptr;
+  MetricFamily* reconcile_retries_ = nullptr;
+  MetricFamily* reconcile_seconds_ = nullptr;
   std::unique_ptr<kube::KubeClient> client_;
   std::unique_ptr<EventRecorder> events_;
   std::unique_ptr<RestEndpointResolver> owned_resolver_;

@@ -83,6 +83,24 @@ TEST_F(OperatorTest, RunsTheControllersAgainstTheApiServer) {
   // Deletion goes through the finalizer.
   ASSERT_TRUE(env_.client()->Delete(FlinkDeploymentsResource(), "default", "sm").ok());
   EXPECT_TRUE(Eventually([&] { return !env_.Get(FlinkDeploymentsResource(), "sm").ok(); }));
+
+  // /metrics: the passes, the queue, the API requests and leadership, in the text format.
+  http::TestHttpResponse scraped = health.Request("GET", "/metrics");
+  EXPECT_EQ(scraped.status, 200);
+  EXPECT_EQ(scraped.headers["Content-Type"], "text/plain; version=0.0.4; charset=utf-8");
+  const LabelValues fd = {"flinkdeploymentcontroller", "FlinkDeployment"};
+  MetricsRegistry* m = (*op)->metrics();
+  EXPECT_GE(*m->Find("flink_k8soperator_JOSDK_Reconciliation_Count")->Value(fd), 3);
+  EXPECT_GE(m->Find("flink_k8soperator_JOSDK_Reconciliation_TimeSeconds")
+                ->Count({"flinkdeploymentcontroller", "FlinkDeployment", "success"}),
+            3u);
+  EXPECT_GE(*m->Find("workqueue_adds_total")->Value({"flinkdeployment"}), 1);
+  EXPECT_GE(*m->Find("flink_k8soperator_KubeClient_HttpResponse_Count")->Value({"list", "200"}), 1);
+  EXPECT_NE(scraped.body.find("# TYPE flink_k8soperator_JOSDK_Reconciliation_TimeSeconds "
+                              "histogram\n"),
+            std::string::npos);
+  EXPECT_NE(scraped.body.find("leader_election_master_status{name=\"trimtab-operator\"} 1\n"),
+            std::string::npos);
   (*op)->Stop();
   EXPECT_FALSE((*op)->Healthy());
 }

@@ -1,6 +1,8 @@
 #include "adapters/kube/kube_client.h"
 
 #include <algorithm>
+#include <cctype>
+#include <chrono>
 
 #include <nlohmann/json.hpp>
 
@@ -111,6 +113,13 @@ std::string KubeClient::ListQuery(const ListOptions& options, bool watch) {
 }
 
 StatusOr<http::ClientResponse> KubeClient::Raw(const http::ClientRequest& request) const {
+  std::string verb = request.method;
+  for (char& c : verb) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return Send(request, verb);
+}
+
+StatusOr<http::ClientResponse> KubeClient::Send(const http::ClientRequest& request,
+                                                std::string_view verb) const {
   http::ClientRequest r = request;
   if (r.url.starts_with("/")) r.url = config_.server + r.url;
   if (!http::FindHeader(r.headers, "Authorization")) {
@@ -118,11 +127,19 @@ StatusOr<http::ClientResponse> KubeClient::Raw(const http::ClientRequest& reques
       r.headers.emplace_back("Authorization", std::move(auth));
     }
   }
-  return http_->Do(r);
+  const auto start = std::chrono::steady_clock::now();
+  StatusOr<http::ClientResponse> response = http_->Do(r);
+  if (options_.on_request) {
+    options_.on_request({.verb = verb,
+                         .code = response.ok() ? response->status : 0,
+                         .latency = std::chrono::steady_clock::now() - start});
+  }
+  return response;
 }
 
-StatusOr<Json> KubeClient::DoJson(const std::string& method, const std::string& path_and_query,
-                                  std::string_view body, std::string_view content_type) const {
+StatusOr<Json> KubeClient::DoJson(std::string_view verb, const std::string& method,
+                                  const std::string& path_and_query, std::string_view body,
+                                  std::string_view content_type) const {
   http::ClientRequest request{.method = method, .url = config_.server + path_and_query};
   request.headers.emplace_back("Accept", std::string(kJson));
   if (!body.empty() || method == "POST" || method == "PUT" || method == "PATCH") {
@@ -130,7 +147,7 @@ StatusOr<Json> KubeClient::DoJson(const std::string& method, const std::string& 
     request.body = std::string(body);
   }
   const std::string operation = method + " " + path_and_query;
-  StatusOr<http::ClientResponse> response = Raw(request);
+  StatusOr<http::ClientResponse> response = Send(request, verb);
   if (!response.ok()) return response.status();
   if (response->status < 200 || response->status >= 300) {
     return StatusFromResponse(response->status, response->body, operation);
@@ -146,12 +163,12 @@ StatusOr<Json> KubeClient::DoJson(const std::string& method, const std::string& 
 StatusOr<Json> KubeClient::Get(const GroupVersionResource& gvr, std::string_view ns,
                                std::string_view name) const {
   if (name.empty()) return InvalidArgumentError("get " + gvr.String() + ": empty name");
-  return DoJson("GET", ItemPath(gvr, ns, name), "", kJson);
+  return DoJson("get", "GET", ItemPath(gvr, ns, name), "", kJson);
 }
 
 StatusOr<Json> KubeClient::ListPage(const GroupVersionResource& gvr, std::string_view ns,
                                     const ListOptions& options) const {
-  return DoJson("GET", CollectionPath(gvr, ns) + ListQuery(options, false), "", kJson);
+  return DoJson("list", "GET", CollectionPath(gvr, ns) + ListQuery(options, false), "", kJson);
 }
 
 StatusOr<std::vector<Json>> KubeClient::List(const GroupVersionResource& gvr, std::string_view ns,
@@ -181,14 +198,15 @@ StatusOr<std::vector<Json>> KubeClient::List(const GroupVersionResource& gvr, st
 
 StatusOr<Json> KubeClient::Create(const GroupVersionResource& gvr, std::string_view ns,
                                   const Json& object, const WriteOptions& options) const {
-  return DoJson("POST", CollectionPath(gvr, ns) + WriteQuery(options, false), object.dump(), kJson);
+  return DoJson("create", "POST", CollectionPath(gvr, ns) + WriteQuery(options, false),
+                object.dump(), kJson);
 }
 
 StatusOr<Json> KubeClient::Update(const GroupVersionResource& gvr, const Json& object,
                                   const WriteOptions& options) const {
   const std::string name = ObjectName(object);
   if (name.empty()) return InvalidArgumentError("update " + gvr.String() + ": object has no name");
-  return DoJson("PUT",
+  return DoJson("update", "PUT",
                 ItemPath(gvr, ObjectNamespace(object), name, options.subresource) +
                     WriteQuery(options, false),
                 object.dump(), kJson);
@@ -209,8 +227,9 @@ StatusOr<Json> KubeClient::Patch(const GroupVersionResource& gvr, std::string_vi
     return InvalidArgumentError("apply patch " + gvr.String() + " " + std::string(name) +
                                 ": fieldManager is required");
   }
-  return DoJson("PATCH", ItemPath(gvr, ns, name, options.subresource) + WriteQuery(options, true),
-                patch, PatchContentType(type));
+  return DoJson("patch", "PATCH",
+                ItemPath(gvr, ns, name, options.subresource) + WriteQuery(options, true), patch,
+                PatchContentType(type));
 }
 
 Status KubeClient::Delete(const GroupVersionResource& gvr, std::string_view ns,
@@ -228,7 +247,7 @@ Status KubeClient::Delete(const GroupVersionResource& gvr, std::string_view ns,
     body["preconditions"]["resourceVersion"] = options.precondition_resource_version;
   }
   if (options.dry_run) body["dryRun"] = Json::array({"All"});
-  StatusOr<Json> result = DoJson("DELETE", ItemPath(gvr, ns, name), body.dump(), kJson);
+  StatusOr<Json> result = DoJson("delete", "DELETE", ItemPath(gvr, ns, name), body.dump(), kJson);
   return result.status();
 }
 
@@ -263,7 +282,13 @@ Status KubeClient::Watch(const GroupVersionResource& gvr, std::string_view ns,
             return handler(WatchEvent{.type = type, .object = &object});
           },
       .cancel = std::move(cancel)};
+  const auto start = std::chrono::steady_clock::now();
   StatusOr<http::ClientResponse> response = http_->Stream(request, stream);
+  if (options_.on_request) {
+    options_.on_request({.verb = "watch",
+                         .code = response.ok() ? response->status : 0,
+                         .latency = std::chrono::steady_clock::now() - start});
+  }
   if (!response.ok()) return response.status().WithContext("watch " + gvr.String());
   if (response->status < 200 || response->status >= 300) {
     return StatusFromResponse(response->status, response->body, operation);

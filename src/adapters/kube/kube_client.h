@@ -74,12 +74,25 @@ struct WatchEvent {
 // Return false to stop watching.
 using WatchHandler = std::function<bool(const WatchEvent& event)>;
 
+// One request as the instrumentation hook sees it (KubeClientOptions::on_request).
+struct KubeRequestRecord {
+  // The Kubernetes verb: get, list, watch, create, update, patch, delete; for Raw() the
+  // lower-case HTTP method.
+  std::string_view verb;
+  int code = 0;  // HTTP status; 0 when no response arrived (transport error, timeout)
+  // Real time until the response was read (a watch: until its stream ended).
+  std::chrono::duration<double> latency{0};
+};
+
 struct KubeClientOptions {
   // Used to decide when to re-read a bearer token file.
   Clock* clock = RealClock::Default();
   std::chrono::seconds token_reload_interval{60};
   std::string user_agent = "trimtab-operator";
   std::chrono::milliseconds request_timeout{30000};
+  // Instrumentation hook, called after every request on the calling thread (null = none); must
+  // be safe for concurrent calls. See client_metrics.h for the Prometheus one.
+  std::function<void(const KubeRequestRecord&)> on_request;
 };
 
 class KubeClient final : public Reader {
@@ -128,8 +141,12 @@ class KubeClient final : public Reader {
   KubeClient(RestConfig config, KubeClientOptions options, std::unique_ptr<http::HttpClient> http);
 
   std::string AuthorizationHeader() const;
-  StatusOr<Json> DoJson(const std::string& method, const std::string& path_and_query,
-                        std::string_view body, std::string_view content_type) const;
+  // Adds the server and credentials, sends, and reports the request to on_request as `verb`.
+  StatusOr<http::ClientResponse> Send(const http::ClientRequest& request,
+                                      std::string_view verb) const;
+  StatusOr<Json> DoJson(std::string_view verb, const std::string& method,
+                        const std::string& path_and_query, std::string_view body,
+                        std::string_view content_type) const;
 
   RestConfig config_;
   KubeClientOptions options_;

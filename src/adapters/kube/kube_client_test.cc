@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "adapters/kube/api_errors.h"
+#include "adapters/kube/client_metrics.h"
 #include "tests/support/fake_kube_server.h"
 
 namespace trimtab::kube {
@@ -157,6 +158,36 @@ TEST_F(KubeClientTest, CreateGetUpdateConflictDelete) {
   EXPECT_NE(std::find(requests.begin(), requests.end(),
                       "PUT /api/v1/namespaces/ns1/pods/web-0/status"),
             requests.end());
+}
+
+TEST_F(KubeClientTest, MetricsHookCountsVerbsCodesAndFailures) {
+  MetricsRegistry metrics;
+  auto client = KubeClient::Create({.server = server_->base_url()},
+                                   {.on_request = KubeClientMetricsHook(&metrics)});
+  ASSERT_TRUE(client.ok());
+  ASSERT_TRUE((*client)->Create(PodsResource(), "ns1", Pod("m", "web")).ok());
+  ASSERT_TRUE((*client)->Get(PodsResource(), "ns1", "m").ok());
+  ASSERT_FALSE((*client)->Get(PodsResource(), "ns1", "absent").ok());
+  ASSERT_TRUE((*client)->List(PodsResource(), "ns1", {}).ok());
+  const MetricFamily* responses = metrics.Find("flink_k8soperator_KubeClient_HttpResponse_Count");
+  ASSERT_NE(responses, nullptr);
+  EXPECT_EQ(responses->Value({"create", "201"}), 1);
+  EXPECT_EQ(responses->Value({"get", "200"}), 1);
+  EXPECT_EQ(responses->Value({"get", "404"}), 1);
+  EXPECT_EQ(responses->Value({"list", "200"}), 1);
+  EXPECT_EQ(metrics.Find("flink_k8soperator_KubeClient_HttpRequest_Count")->Value({"get"}), 2);
+  EXPECT_EQ(
+      metrics.Find("flink_k8soperator_KubeClient_HttpResponse_TimeSeconds")->Count({"get"}), 2u);
+
+  // Nobody listens on the port of a stopped server: a request without a response.
+  const std::string url = server_->base_url();
+  server_.reset();
+  auto gone = KubeClient::Create({.server = url}, {.request_timeout = std::chrono::milliseconds(500),
+                                                   .on_request = KubeClientMetricsHook(&metrics)});
+  ASSERT_TRUE(gone.ok());
+  EXPECT_FALSE((*gone)->Get(PodsResource(), "ns1", "m").ok());
+  EXPECT_EQ(
+      metrics.Find("flink_k8soperator_KubeClient_HttpRequest_Failed_Count")->Value({"get"}), 1);
 }
 
 TEST_F(KubeClientTest, PatchTypes) {

@@ -70,15 +70,35 @@ WorkQueue::WorkQueue(WorkQueueOptions options)
     : clock_(options.clock),
       limiter_(options.rate_limiter ? std::move(options.rate_limiter)
                                     : DefaultControllerRateLimiter(options.clock)),
-      poll_interval_(options.poll_interval) {}
+      poll_interval_(options.poll_interval) {
+  if (options.metrics != nullptr) {
+    metric_labels_ = {options.name};
+    depth_metric_ = &options.metrics->Gauge("workqueue_depth",
+                                            "Keys waiting in the work queue to be processed.",
+                                            {"name"});
+    adds_metric_ = &options.metrics->Counter("workqueue_adds_total",
+                                             "Keys added to the work queue.", {"name"});
+    retries_metric_ = &options.metrics->Counter(
+        "workqueue_retries_total", "Keys re-queued with rate limiting after a failure.", {"name"});
+    depth_metric_->Set(metric_labels_, 0);
+    adds_metric_->Inc(metric_labels_, 0);
+    retries_metric_->Inc(metric_labels_, 0);
+  }
+}
+
+void WorkQueue::DepthChangedLocked() {
+  if (depth_metric_) depth_metric_->Set(metric_labels_, static_cast<double>(queue_.size()));
+}
 
 WorkQueue::~WorkQueue() { ShutDown(); }
 
 void WorkQueue::AddLocked(const std::string& key) {
   if (shutting_down_) return;
   if (!dirty_.insert(key).second) return;  // already queued
+  if (adds_metric_) adds_metric_->Inc(metric_labels_);
   if (processing_.count(key) != 0) return;  // re-queued by Done()
   queue_.push_back(key);
+  DepthChangedLocked();
   cv_.notify_one();
 }
 
@@ -110,7 +130,10 @@ void WorkQueue::AddAfter(const std::string& key, Duration delay) {
   cv_.notify_all();  // a blocked Get() may need a shorter wait
 }
 
-void WorkQueue::AddRateLimited(const std::string& key) { AddAfter(key, limiter_->When(key)); }
+void WorkQueue::AddRateLimited(const std::string& key) {
+  if (retries_metric_) retries_metric_->Inc(metric_labels_);
+  AddAfter(key, limiter_->When(key));
+}
 
 void WorkQueue::Forget(const std::string& key) { limiter_->Forget(key); }
 
@@ -131,6 +154,7 @@ std::optional<std::string> WorkQueue::PopLocked() {
   if (queue_.empty()) return std::nullopt;
   std::string key = std::move(queue_.front());
   queue_.pop_front();
+  DepthChangedLocked();
   processing_.insert(key);
   dirty_.erase(key);
   return key;
@@ -164,6 +188,7 @@ void WorkQueue::Done(const std::string& key) {
   processing_.erase(key);
   if (dirty_.count(key) != 0) {
     queue_.push_back(key);
+    DepthChangedLocked();
     cv_.notify_one();
   }
   if (draining_ && processing_.empty()) cv_.notify_all();

@@ -12,6 +12,10 @@
 //  5. After ShutDown(), Add()s are dropped and delayed keys discarded; keys already queued are
 //     still handed out, then Get() returns nullopt to every worker.
 //
+// Metrics (WorkQueueOptions::metrics, as client-go's workqueue metrics): workqueue_depth (keys
+// ready to be handed out), workqueue_adds_total (keys queued, a key already waiting not counted)
+// and workqueue_retries_total (AddRateLimited calls), labelled with the queue's name.
+//
 // Time comes from a Clock, so tests drive backoff with ManualClock. A ManualClock does not
 // notify anyone when it moves, so a Get() blocked on delayed keys re-checks the clock at least
 // every `poll_interval` of real time; a test that advances the clock before calling Get() sees
@@ -42,6 +46,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/metrics_registry.h"
 
 namespace trimtab::kube {
 
@@ -111,6 +116,10 @@ struct WorkQueueOptions {
   // Upper bound on how long a blocked Get() goes without re-reading the clock while delayed
   // keys are pending (see header comment).
   std::chrono::milliseconds poll_interval{20};
+  // Where to count adds, retries and depth (not owned; null = not counted), and the queue's
+  // `name` label there.
+  MetricsRegistry* metrics = nullptr;
+  std::string name;
 };
 
 class WorkQueue {
@@ -149,11 +158,16 @@ class WorkQueue {
  private:
   void AddLocked(const std::string& key);
   void PromoteDueLocked();
+  void DepthChangedLocked();
   std::optional<std::string> PopLocked();
 
   Clock* clock_;
   std::unique_ptr<RateLimiter> limiter_;
   std::chrono::milliseconds poll_interval_;
+  MetricFamily* depth_metric_ = nullptr;    // the three are set together, with metrics
+  MetricFamily* adds_metric_ = nullptr;
+  MetricFamily* retries_metric_ = nullptr;
+  LabelValues metric_labels_;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

@@ -24,6 +24,26 @@ TEST(WorkQueueTest, DedupAndFifo) {
   EXPECT_EQ(q.TryGet(), std::nullopt);
 }
 
+TEST(WorkQueueTest, CountsAddsRetriesAndDepth) {
+  ManualClock clock(Start());
+  MetricsRegistry metrics;
+  WorkQueue q({.clock = &clock, .metrics = &metrics, .name = "flinkdeployment"});
+  const LabelValues labels = {"flinkdeployment"};
+  q.Add("a");
+  q.Add("b");
+  q.Add("a");  // already waiting: not an add
+  EXPECT_EQ(metrics.Find("workqueue_adds_total")->Value(labels), 2);
+  EXPECT_EQ(metrics.Find("workqueue_depth")->Value(labels), 2);
+  std::optional<std::string> key = q.TryGet();
+  ASSERT_TRUE(key);
+  EXPECT_EQ(metrics.Find("workqueue_depth")->Value(labels), 1);
+  q.AddRateLimited(*key);
+  q.Done(*key);
+  EXPECT_EQ(metrics.Find("workqueue_retries_total")->Value(labels), 1);
+  EXPECT_NE(metrics.Render().find("workqueue_depth{name=\"flinkdeployment\"} 1\n"),
+            std::string::npos);
+}
+
 TEST(WorkQueueTest, ProcessingKeyIsRequeuedOnDone) {
   ManualClock clock(Start());
   WorkQueue q({.clock = &clock});

@@ -190,6 +190,7 @@ StatusOr<std::unique_ptr<OperatorAutoscaler>> OperatorAutoscaler::Create(
     a->chain_ = std::move(built->chain);
   }
   TRIMTAB_RETURN_IF_ERROR(a->chain_.DeclareMetrics(a->metrics_));
+  if (o.metrics != nullptr) a->exported_ = std::make_unique<AutoscalerMetrics>(o.metrics);
   return a;
 }
 
@@ -270,9 +271,23 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::Scale(const AutoscalerJobContext
   const TimePoint now = Now();
   Bind(c, job_key);
   AutoscalerOutcome out;
-  auto count = [&r](int64_t AutoscalerCounters::*counter) {
-    std::lock_guard<std::mutex> stats(r->stats_mu);
-    ++(r->counters.*counter);
+  const AutoscalerMetricsJob labels{
+      .namespace_name = c.namespace_name, .name = c.resource_name, .kind = c.resource_kind};
+  // How this call ended, counted when it returns (autoscaler_metrics.h).
+  struct DecisionCount {
+    AutoscalerMetrics* metrics;
+    const AutoscalerMetricsJob& job;
+    std::string outcome = "Skipped";
+    ~DecisionCount() {
+      if (metrics) metrics->CountDecision(job, outcome);
+    }
+  } decision{exported_.get(), labels};
+  auto count = [&](int64_t AutoscalerCounters::*counter) {
+    {
+      std::lock_guard<std::mutex> stats(r->stats_mu);
+      ++(r->counters.*counter);
+    }
+    if (exported_ && counter == &AutoscalerCounters::errors) exported_->CountError(labels);
   };
   // Nothing decided: the stored overrides (as last read or written) stay in force.
   auto skip = [&](const std::string& reason, std::vector<std::string> notes = {}) {
@@ -309,6 +324,8 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::Scale(const AutoscalerJobContext
       std::lock_guard<std::mutex> stats(r->stats_mu);
       r->last_evaluation.reset();
     }
+    if (exported_) exported_->ClearVertices(labels);
+    decision.outcome = "Disabled";
     std::string reason = "autoscaler disabled (job.autoscaler.enabled is false): state cleared";
     if (!cleared.ok()) {
       if (configmap_store_ != nullptr) configmap_store_->Invalidate(job_key);
@@ -330,6 +347,7 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::Scale(const AutoscalerJobContext
   auto not_running = [&](const std::string& status) {
     std::lock_guard<std::mutex> stats(r->stats_mu);
     r->last_evaluation.reset();  // upstream drops the cached evaluation
+    if (exported_) exported_->ClearVertices(labels);
     return "job is not RUNNING (status " + status + ")";
   };
   if (c.job_status != "RUNNING") return skip(not_running(c.job_status));
@@ -463,6 +481,19 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::Scale(const AutoscalerJobContext
     out.decision_log["scaled"] = false;
     return out;
   }
+  if (exported_) {
+    // Rescales whose restart finished in this cycle.
+    std::set<TimePoint> timed;
+    for (const flink::ScalingRecord& rec : r->state.scaling_tracking) {
+      if (rec.restart_duration) timed.insert(rec.time);
+    }
+    for (const flink::ScalingRecord& rec : cr.cycle.state.scaling_tracking) {
+      if (rec.restart_duration && !timed.count(rec.time)) {
+        exported_->ObserveRestart(labels,
+                                  std::chrono::duration<double>(*rec.restart_duration).count());
+      }
+    }
+  }
   r->state = std::move(cr.cycle.state);
   r->plugin_states = std::move(plugin_states);
   r->load_notes.clear();
@@ -471,6 +502,22 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::Scale(const AutoscalerJobContext
     if (!cr.cycle.evaluated.vertices.empty()) r->last_evaluation = cr.cycle.evaluated;
     if (cr.scaled()) ++r->counters.scalings;
     if (log.outcome == flink::CycleOutcome::kNoChange) ++r->counters.balanced;
+  }
+  decision.outcome = cr.chain && cr.chain->vetoed ? "Vetoed"
+                     : cr.scaled()                ? "Scaled"
+                                                  : std::string(flink::CycleOutcomeName(log.outcome));
+  if (exported_) {
+    if (!cr.cycle.evaluated.vertices.empty()) {
+      std::map<std::string, std::string> names;
+      for (const core::VertexInfo& v : col.job.topology.vertices) names[v.id] = v.name;
+      exported_->SetVertices(labels, cr.cycle.evaluated, names, log);
+    }
+    if (cr.scaled()) {
+      exported_->CountScaling(labels);
+      exported_->CountRescale(labels);
+    }
+    if (log.outcome == flink::CycleOutcome::kNoChange) exported_->CountBalanced(labels);
+    if (cr.chain && cr.chain->vetoed) exported_->CountVeto(labels, cr.chain->vetoed_by);
   }
 
   // 8. Events, 9. outcome.
@@ -498,6 +545,7 @@ Status OperatorAutoscaler::Cleanup(const std::string& namespace_name,
     }
   }
   if (kube_events_ != nullptr) kube_events_->Unbind(job_key);
+  if (exported_) exported_->Forget(namespace_name, resource_name);
   std::lock_guard<std::mutex> lock(mu_);
   resources_.erase(job_key);
   return Status::Ok();

@@ -22,7 +22,9 @@
 //   8. events       the cycle's events as Kubernetes Events (ScalingReport, IneffectiveScaling,
 //                   ScalingLimited, MemoryPressure, ResourceQuotaReached, ScalingVetoed),
 //                   deduplicated within job.autoscaler.scaling.event.interval
-//   9. outcome      the stored parallelism overrides (every vertex once a scaling happened),
+//   9. metrics      the cycle's evaluated metrics, outcome, vetoes and rescale times as Prometheus
+//                   series (autoscaler_metrics.h) when a registry is given; Cleanup drops them
+//  10. outcome      the stored parallelism overrides (every vertex once a scaling happened),
 //                   `scaled` when this call decided a new scaling, `skipped_reason` when nothing
 //                   was decided, and the decision log
 //
@@ -62,6 +64,7 @@
 #include "core/chain/state_store.h"
 #include "core/flink/autoscaler_state.h"
 #include "core/flink/decision_log.h"
+#include "operator/autoscaler/autoscaler_metrics.h"
 #include "operator/autoscaler/job_autoscaler.h"
 #include "operator/autoscaler/kube_event_handler.h"
 
@@ -95,6 +98,8 @@ struct OperatorAutoscalerOptions {
   // Prometheus HTTP API for custom metrics of source `prometheus` ("http://prometheus:9090");
   // "" = none, and such metrics have no value (the decision log says why).
   std::string prometheus_url;
+  // Where the per-job and per-vertex series go (autoscaler_metrics.h; not owned; null = none).
+  MetricsRegistry* metrics = nullptr;
 };
 
 // Upstream's AutoScaler metric group counters for one resource (notes §C.14).
@@ -148,6 +153,7 @@ class OperatorAutoscaler final : public JobAutoscaler {
   std::unique_ptr<adapters::FlinkMetricsCollector> collector_;
   core::ExecutorChain chain_;
   core::MetricRequirementRegistry metrics_;
+  std::unique_ptr<AutoscalerMetrics> exported_;  // set with options_.metrics
 
   mutable std::mutex mu_;
   mutable std::map<std::string, std::shared_ptr<Resource>> resources_;  // guarded by mu_

@@ -26,6 +26,7 @@ using testing::FakeFlinkJob;
 using testing::FakeFlinkRestServer;
 using testing::FakeFlinkVertex;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::Uniform;
 
 const std::string kJob = "3f2a9c1e5b7d4f608a1b2c3d4e5f6071";
@@ -92,7 +93,8 @@ class OperatorAutoscalerTest : public ::testing::Test {
                                          .clock = &clock_,
                                          .executor_chain = std::move(chain),
                                          .operator_instance = "trimtab-operator-0",
-                                         .prometheus_url = std::move(prometheus_url)});
+                                         .prometheus_url = std::move(prometheus_url),
+                                         .metrics = &metrics_});
     ASSERT_TRUE(a.ok()) << a.status().ToString();
     autoscaler_ = std::move(a).value();
   }
@@ -168,7 +170,13 @@ class OperatorAutoscalerTest : public ::testing::Test {
     return kube_->Get(kube::ConfigMapsResource(), "team", "autoscaler-orders");
   }
 
+  double Metric(const std::string& name, const LabelValues& labels) const {
+    const MetricFamily* f = metrics_.Find(name);
+    return f && f->Value(labels) ? *f->Value(labels) : -1;
+  }
+
   ManualClock clock_{kT0};
+  MetricsRegistry metrics_;
   std::unique_ptr<cluster::ApiServer> api_;
   std::unique_ptr<kube::KubeClient> kube_;
   std::unique_ptr<FakeFlinkRestServer> flink_;
@@ -234,6 +242,41 @@ TEST_F(OperatorAutoscalerTest, ScalesUpUnderLoadOnceTheWindowIsFull) {
   EXPECT_FALSE(out.scaled);
   EXPECT_EQ(out.parallelism_overrides.at(kSrc), 4);
   EXPECT_THAT(out.skipped_reason, HasSubstr("stabilizing until 2024-05-01T09:06:20Z"));
+}
+
+TEST_F(OperatorAutoscalerTest, ExportsPerVertexMetricsAndForgetsADeletedJob) {
+  Start();
+  for (int m = 1; m <= 4; ++m) ScaleAt(minutes(m));
+  const std::string prefix = "flink_k8soperator_namespace_resource_AutoScaler_";
+  const LabelValues src = {"team", "orders", "FlinkDeployment", kSrc, "Source: Kafka Source"};
+  const LabelValues job = {"team", "orders", "FlinkDeployment"};
+  EXPECT_EQ(Metric(prefix + "PARALLELISM_Current", src), 2);
+  EXPECT_EQ(Metric(prefix + "RECOMMENDED_PARALLELISM_Current", src), 4);
+  EXPECT_GT(Metric(prefix + "TRUE_PROCESSING_RATE_Average", src), 0);
+  EXPECT_NEAR(Metric(prefix + "TARGET_DATA_RATE_Average", src), 1000, 1);
+  EXPECT_NEAR(Metric(prefix + "LOAD_Average", src), 0.95, 0.01);
+  EXPECT_EQ(Metric(prefix + "LAG_Current", src), 0);
+  EXPECT_EQ(Metric(prefix + "scalings", job), 1);
+  EXPECT_EQ(Metric("trimtab_autoscaler_rescales_total", job), 1);
+  EXPECT_EQ(Metric("trimtab_autoscaler_decisions_total",
+                   {"team", "orders", "FlinkDeployment", "Scaled"}),
+            1);
+  EXPECT_EQ(Metric("trimtab_autoscaler_decisions_total",
+                   {"team", "orders", "FlinkDeployment", "NotEnoughSamples"}),
+            1);
+  const std::string text = metrics_.Render();
+  EXPECT_THAT(text, HasSubstr("# TYPE " + prefix + "LAG_Current gauge\n"));
+  EXPECT_THAT(text, HasSubstr("vertex=\"Sink: Writer\""));
+
+  // The job leaves RUNNING: its vertex series go (the counters stay) ...
+  flink_->UpdateJob([](FakeFlinkJob& j) { j.state = "RESTARTING"; });
+  clock_.Set(kT0 + minutes(5));
+  ASSERT_TRUE(autoscaler_->Scale(Context()).ok());
+  EXPECT_EQ(Metric(prefix + "PARALLELISM_Current", src), -1);
+  EXPECT_EQ(Metric(prefix + "scalings", job), 1);
+  // ... and nothing of a deleted job is exported.
+  ASSERT_TRUE(autoscaler_->Cleanup("team", "orders").ok());
+  EXPECT_THAT(metrics_.Render(), Not(HasSubstr("orders")));
 }
 
 TEST_F(OperatorAutoscalerTest, ScalesDownOnlyAfterTheDelay) {
@@ -328,6 +371,12 @@ TEST_F(OperatorAutoscalerTest, WebhookVetoIsRecordedAndNothingScales) {
   EXPECT_EQ(vetoes[0]["type"], "Warning");
   EXPECT_EQ(vetoes[0]["message"], "Scaling vetoed by plugin webhook: change freeze");
   EXPECT_EQ(vetoes[0]["count"], 2);
+  EXPECT_EQ(Metric("trimtab_autoscaler_vetoes_total",
+                   {"team", "orders", "FlinkDeployment", "webhook"}),
+            2);
+  EXPECT_EQ(Metric("trimtab_autoscaler_decisions_total",
+                   {"team", "orders", "FlinkDeployment", "Vetoed"}),
+            2);
   (*hook)->Stop();
 }
 
