@@ -3,6 +3,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <system_error>
 
@@ -10,14 +11,45 @@ namespace trimtab::sim::flink {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// RFC 3986: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ).
+bool ValidScheme(std::string_view scheme) {
+  if (scheme.empty() || !std::isalpha(static_cast<unsigned char>(scheme[0]))) return false;
+  for (char c : scheme) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '-' && c != '.') {
+      return false;
+    }
+  }
+  return true;
+}
+
+// True when `path` is `base` or below it (both lexically normal and absolute or both relative).
+bool Within(const fs::path& base, const fs::path& path) {
+  auto b = base.begin();
+  auto p = path.begin();
+  for (; b != base.end(); ++b, ++p) {
+    if (b->empty() && std::next(b) == base.end()) break;  // trailing separator of `base`
+    if (p == path.end() || *p != *b) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 StatusOr<std::string> SimFileSystem::LocalPath(std::string_view uri) const {
   if (uri.empty()) return InvalidArgumentError("empty path");
+  const auto refuse = [&](std::string_view why) {
+    return InvalidArgumentError("path \"" + std::string(uri) + "\": " + std::string(why));
+  };
+  if (uri.find('\0') != std::string_view::npos) return refuse("NUL bytes are not allowed");
   std::string scheme = "file";
   std::string_view rest = uri;
   const size_t sep = uri.find("://");
   if (sep != std::string_view::npos && sep > 0) {
     scheme = std::string(uri.substr(0, sep));
     rest = uri.substr(sep + 3);
+    if (!ValidScheme(scheme)) return refuse("invalid URI scheme \"" + scheme + "\"");
   } else if (uri.starts_with("file:")) {
     scheme = "file";
     rest = uri.substr(5);
@@ -29,14 +61,23 @@ StatusOr<std::string> SimFileSystem::LocalPath(std::string_view uri) const {
     size_t j = rest.find('/', i);
     if (j == std::string_view::npos) j = rest.size();
     const std::string_view seg = rest.substr(i, j - i);
-    if (seg == "..") return InvalidArgumentError("path \"" + std::string(uri) + "\": \"..\" is not allowed");
+    if (seg == "..") return refuse("\"..\" is not allowed");
     if (!seg.empty() && seg != ".") {
       path += "/";
       path += seg;
     }
     i = j + 1;
   }
-  return path;
+  // Belt and braces: whatever the rules above let through must still normalise to a path below
+  // the root, and resolving symbolic links must not lead out of it either.
+  const fs::path root = fs::path(root_).lexically_normal();
+  const fs::path normal = fs::path(path).lexically_normal();
+  if (!Within(root, normal) || normal == root) return refuse("leaves the file system's root");
+  std::error_code ec;
+  const fs::path real_root = fs::weakly_canonical(root, ec);
+  const fs::path real = ec ? fs::path() : fs::weakly_canonical(normal, ec);
+  if (!ec && !Within(real_root, real)) return refuse("resolves outside the file system's root");
+  return normal.string();
 }
 
 Status SimFileSystem::WriteFile(std::string_view uri, std::string_view contents) const {
@@ -73,6 +114,10 @@ bool SimFileSystem::Exists(std::string_view uri) const {
 
 Status SimFileSystem::RemoveAll(std::string_view uri) const {
   TRIMTAB_ASSIGN_OR_RETURN(std::string path, LocalPath(uri));
+  // A scheme's own directory (`s3://`, `file:///`) holds every cluster's snapshots: never delete it.
+  if (fs::path(path).parent_path() == fs::path(root_).lexically_normal()) {
+    return InvalidArgumentError("delete " + std::string(uri) + ": refusing to delete the root of a scheme");
+  }
   std::error_code ec;
   if (!fs::exists(path, ec)) return NotFoundError(std::string(uri) + " does not exist");
   fs::remove_all(path, ec);

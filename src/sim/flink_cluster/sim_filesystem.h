@@ -7,7 +7,10 @@
 //   /flink/sp (no scheme)          -> <root>/file/flink/sp
 //
 // A savepoint or checkpoint is a directory holding a `_metadata` file (snapshot_metadata.h).
-// `..` segments are rejected so nothing escapes the root.
+// Nothing escapes the root: the scheme must be a URI scheme (RFC 3986: a letter, then letters,
+// digits, `+`, `-`, `.`), `..` segments and NUL bytes are rejected, and the path, normalised and
+// with symbolic links resolved, must lie below the root. RemoveAll refuses a scheme's own
+// directory. Every error is InvalidArgument naming the URI.
 //
 // Usage:
 //   SimFileSystem fs(data_dir + "/flink-fs");
@@ -28,7 +31,7 @@ class SimFileSystem {
   explicit SimFileSystem(std::string root) : root_(std::move(root)) {}
 
   const std::string& root() const { return root_; }
-  // The local path of `uri`. Errors: empty URI, `..` segments.
+  // The local path of `uri`, normalised. Errors: empty URI, bad scheme, `..`, NUL, escapes.
   StatusOr<std::string> LocalPath(std::string_view uri) const;
 
   // Creates parent directories as needed.
