@@ -36,6 +36,17 @@ StatusOr<VolcanoOptions> ParseVolcanoOptions(const Json& config, const std::stri
     if (!b.ok()) return b.status();
     o.preemptable = *b;
   }
+  if (r.Has("slaWaitingTime")) {
+    TRIMTAB_RETURN_IF_ERROR(r.OptionalString("slaWaitingTime", &text));
+    StatusOr<core::flink::Millis> d =
+        core::flink::ParseFlinkDuration(r.FieldPath("slaWaitingTime"), text);
+    if (!d.ok()) return d.status();
+    if (d->count() < 1000 || d->count() % 1000 != 0) {
+      return InvalidArgumentError(r.FieldPath("slaWaitingTime") +
+                                  ": must be a whole number of seconds, at least 1 s");
+    }
+    o.sla_waiting_seconds = d->count() / 1000;
+  }
   TRIMTAB_RETURN_IF_ERROR(r.NoUnknownFields());
   return o;
 }

@@ -28,8 +28,12 @@ Status VolcanoDecorator::Decorate(const DecoratorContext& context, DecoratedClus
   }
   Json metadata = {{"name", group}, {"namespace", context.namespace_name}};
   if (options_.preemptable) {
-    metadata["annotations"] = {
-        {kVolcanoPreemptableAnnotation, *options_.preemptable ? "true" : "false"}};
+    metadata["annotations"][kVolcanoPreemptableAnnotation] =
+        *options_.preemptable ? "true" : "false";
+  }
+  if (options_.sla_waiting_seconds) {
+    metadata["annotations"][kVolcanoSlaWaitingTimeAnnotation] =
+        std::to_string(*options_.sla_waiting_seconds) + "s";
   }
   cluster->pre_creation.push_back(KubeObject{
       .resource = "podgroups",

@@ -37,6 +37,9 @@ inline constexpr int kVolcanoDecoratorPriority = 100;
 inline constexpr char kVolcanoApiVersion[] = "scheduling.volcano.sh/v1beta1";
 inline constexpr char kVolcanoGroupAnnotation[] = "scheduling.k8s.io/group-name";
 inline constexpr char kVolcanoPreemptableAnnotation[] = "volcano.sh/preemptable";
+// How long the group may wait before Volcano's sla plugin admits it past queue limits (a Go
+// duration such as "120s"; only a scheduler configuration with the sla plugin reads it).
+inline constexpr char kVolcanoSlaWaitingTimeAnnotation[] = "volcano.sh/sla-waiting-time";
 inline constexpr char kVolcanoDefaultQueue[] = "default";
 
 struct VolcanoOptions {
@@ -44,6 +47,7 @@ struct VolcanoOptions {
   std::string priority_class_name;          // "" = none
   std::optional<int64_t> min_member;        // cap; nullopt = every member
   std::optional<bool> preemptable;
+  std::optional<int64_t> sla_waiting_seconds;  // volcano.sh/sla-waiting-time on the group
 };
 
 class VolcanoDecorator final : public StepDecorator {

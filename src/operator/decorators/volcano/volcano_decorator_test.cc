@@ -77,6 +77,21 @@ TEST(VolcanoDecoratorTest, MinMemberCapAndPreemptable) {
   EXPECT_EQ(c.task_manager_pod_template["metadata"]["annotations"]["volcano.sh/preemptable"], "false");
 }
 
+TEST(VolcanoDecoratorTest, SlaWaitingTimeAnnotatesTheGroupOnly) {
+  const VolcanoDecorator d = Make({{"slaWaitingTime", "2 min"}});
+  DecoratedCluster c;
+  ASSERT_TRUE(d.Decorate(Context(0), &c).ok());
+  EXPECT_EQ(c.pre_creation[0].object["metadata"]["annotations"]["volcano.sh/sla-waiting-time"],
+            "120s");
+  EXPECT_FALSE(c.task_manager_pod_template["metadata"].contains("annotations") &&
+               c.task_manager_pod_template["metadata"]["annotations"].contains(
+                   "volcano.sh/sla-waiting-time"));
+  EXPECT_EQ(ParseVolcanoOptions({{"slaWaitingTime", "500 ms"}}, kPath).status().message(),
+            "kubernetes.scheduler.volcano.config.slaWaitingTime: must be a whole number of "
+            "seconds, at least 1 s");
+  EXPECT_FALSE(ParseVolcanoOptions({{"slaWaitingTime", "soon"}}, kPath).ok());
+}
+
 TEST(VolcanoDecoratorTest, ConfigErrorsNameTheField) {
   EXPECT_EQ(ParseVolcanoOptions({{"minMember", "0"}}, kPath).status().message(),
             "kubernetes.scheduler.volcano.config.minMember: must be at least 1");
