@@ -261,6 +261,14 @@ StatusOr<ClusterSettings> ClusterSettings::Parse(const FlinkConfig& c, const Def
     return InvalidArgumentError(
         "Flink configuration high-availability.storageDir: required when high availability is enabled");
   }
+  s.job_result_store_path = c.GetString("job-result-store.storage-path", "");
+  if (s.job_result_store_path.empty() && s.ha_enabled) {
+    std::string dir = s.ha_storage_dir;
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    s.job_result_store_path = dir + "/job-result-store/" + s.cluster_id;
+  }
+  TRIMTAB_ASSIGN_OR_RETURN(s.job_result_store_delete_on_commit,
+                           c.GetBool("job-result-store.delete-on-commit", true));
 
   TRIMTAB_ASSIGN_OR_RETURN(s.shutdown_on_application_finish,
                            c.GetBool("execution.shutdown-on-application-finish", true));

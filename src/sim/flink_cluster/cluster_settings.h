@@ -109,6 +109,12 @@ struct ClusterSettings {
   // High availability.
   bool ha_enabled = false;
   std::string ha_storage_dir;
+  // The job result store (FLIP-194), with high availability only: where a globally terminated
+  // job's result is kept (job-result-store.storage-path, default
+  // <high-availability.storageDir>/job-result-store/<cluster-id>) and whether the entry goes
+  // once the job's resources are cleaned up (job-result-store.delete-on-commit, default true).
+  std::string job_result_store_path;
+  bool job_result_store_delete_on_commit = true;
   bool shutdown_on_application_finish = true;  // execution.shutdown-on-application-finish
   // Checkpoints and restarts.
   CheckpointSettings checkpoints;

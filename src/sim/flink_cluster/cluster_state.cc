@@ -84,6 +84,12 @@ Status ClusterState::Init() {
     sub.program.args = SplitArgs(s.program_args);
     sub.job_id = !s.job_id.empty() ? s.job_id : s.ha_enabled ? StableHexId("ha-job-id", s.cluster_id) : ids_.HexId();
     sub.savepoint_path = s.savepoint_path;
+    if (JobResultExists(sub.job_id)) {
+      // Globally terminated before this JobManager started: the application is done.
+      results_recorded_.insert(sub.job_id);
+      if (s.shutdown_on_application_finish) shutdown_requested_ = true;
+      return Status::Ok();
+    }
     StatusOr<std::string> id = SubmitJob(sub);
     if (!id.ok()) return id.status().WithContext("application job of Flink cluster " + s.cluster_id);
     return Status::Ok();
@@ -125,6 +131,7 @@ void ClusterState::AdvanceTo(TimePoint now) {
       operations_.Complete(o.kind, job->id(), o.trigger_id, std::move(o.operation), now_);
     }
   }
+  RecordJobResults();
   operations_.Expire(now_, options_.settings.async_store_duration);
   if (options_.auto_task_managers) {
     for (const std::string& tm : TaskManagersToRelease()) slots_.Unregister(tm);
@@ -133,6 +140,36 @@ void ClusterState::AdvanceTo(TimePoint now) {
   if (s.mode == DeploymentMode::kApplication && s.shutdown_on_application_finish && !jobs_.empty() &&
       IsGloballyTerminal(jobs_.front()->status())) {
     shutdown_requested_ = true;
+  }
+}
+
+// ---- Job result store ------------------------------------------------------------------------
+
+std::string ClusterState::JobResultUri(const std::string& job_id) const {
+  return SimFileSystem::Join(options_.settings.job_result_store_path, job_id + ".json");
+}
+
+bool ClusterState::JobResultExists(const std::string& job_id) const {
+  const ClusterSettings& s = options_.settings;
+  return s.ha_enabled && !s.job_result_store_path.empty() && options_.fs->Exists(JobResultUri(job_id));
+}
+
+void ClusterState::RecordJobResults() {
+  const ClusterSettings& s = options_.settings;
+  if (!s.ha_enabled || s.job_result_store_path.empty()) return;  // in memory without HA
+  for (const std::unique_ptr<FlinkJob>& job : jobs_) {
+    if (!IsGloballyTerminal(job->status()) || results_recorded_.count(job->id())) continue;
+    results_recorded_.insert(job->id());
+    if (s.job_result_store_delete_on_commit) continue;  // the entry goes after the cleanup
+    const std::string status(JobStatusName(job->status()));
+    const Json entry = {
+        {"result",
+         {{"id", job->id()},
+          {"application-status", status == "FINISHED" ? "SUCCEEDED" : status},
+          {"accumulator-results", Json::object()},
+          {"net-runtime", std::max<int64_t>(0, job->end_ms() - job->start_ms())}}},
+        {"version", 1}};
+    options_.fs->WriteFile(JobResultUri(job->id()), entry.dump()).IgnoreError();
   }
 }
 

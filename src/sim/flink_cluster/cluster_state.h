@@ -8,6 +8,9 @@
 // `$internal.pipeline.job-id`, else derived from the cluster id with HA, else random) and
 // restores it from the HA metadata's latest checkpoint (last-state; also when
 // execution.savepoint.path is KUBERNETES_OPERATOR_LAST_STATE) or from execution.savepoint.path;
+// with HA, a job the job result store records as globally terminated (a JobManager restart
+// after stop-with-savepoint, cancel or failure) is not submitted again, as Flink's application
+// mode treats that job as done (FLINK-11813): the restarted JobManager lists no job;
 // a session cluster runs what /jars/:id/run submits (and, with HA, recovers the jobs whose
 // graphs are in the HA store).
 //
@@ -19,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -157,6 +161,10 @@ class ClusterState {
                                                      std::string* restore_error);
   void AutoProvision();
   void RefreshMetrics();
+  // Job result store (HA only): "<storage path>/<job id>.json" of a globally terminated job.
+  std::string JobResultUri(const std::string& job_id) const;
+  bool JobResultExists(const std::string& job_id) const;
+  void RecordJobResults();
 
   ClusterOptions options_;
   TimePoint now_;
@@ -179,6 +187,7 @@ class ClusterState {
   std::map<std::string, TaskManagerCounters> tm_counters_;
   int next_tm_index_ = 1;
   bool shutdown_requested_ = false;
+  std::set<std::string> results_recorded_;  // job ids whose job result store entry is written
 };
 
 }  // namespace trimtab::sim::flink

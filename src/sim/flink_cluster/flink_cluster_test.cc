@@ -223,6 +223,63 @@ TEST_F(ClusterStateMachineTest, LastStateRestoresFromTheHaCheckpointWithoutGapOr
   EXPECT_FALSE(ha_->HasJob(kJobId));
 }
 
+// Issue 28: a JobManager restart after stop-with-savepoint must not run the stopped job again.
+// With HA and the job result store kept (what the operator configures), the restarted
+// application cluster finds the job globally terminated and submits nothing; with Flink's default
+// (delete-on-commit) the entry is gone and the job runs again, as in Flink.
+TEST_F(ClusterStateMachineTest, StoppedJobIsNotResubmittedWhenTheJobManagerRestarts) {
+  FlinkConfig config = BaseConfig();
+  config.Set("high-availability.type", "kubernetes");
+  config.Set("high-availability.storageDir", "s3://bucket/ha");
+  config.Set("job-result-store.storage-path", "s3://bucket/ha/job-result-store/wc/run-1");
+  config.Set("job-result-store.delete-on-commit", "false");
+  auto first = Start(config);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  Advance(35s);
+  const std::string key = TopicKey(**first);
+  SavepointRequest stop{.mode = SavepointRequest::Mode::kStop, .target_dir = "s3://bucket/sp"};
+  const std::string trigger = (*first)->Locked([&](ClusterState& s) { return s.TriggerSavepoint(kJobId, stop, ""); });
+  Advance(1s);
+  ASSERT_EQ(SavepointResult(**first, trigger)["status"]["id"], "COMPLETED");
+  EXPECT_EQ(JobStatusOf(**first, kJobId), "FINISHED");
+  EXPECT_FALSE(ha_->HasJob(kJobId));  // a globally terminated job's HA metadata is cleaned up
+  EXPECT_TRUE(fs_->Exists("s3://bucket/ha/job-result-store/wc/run-1/" + std::string(kJobId) + ".json"));
+  first->reset();  // killed: the pod restarts with the same configuration
+
+  auto second = Start(config, "default/jm-2");
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  Advance(30s);
+  (*second)->AdvanceToNow();
+  EXPECT_EQ(JobStatusOf(**second, kJobId), "MISSING");
+  EXPECT_TRUE((*second)->Locked([](ClusterState& s) { return s.jobs().empty(); }));
+  EXPECT_TRUE(topics_->CheckLedger(key).empty()) << LedgerIssuesToString(topics_->CheckLedger(key));
+  second->reset();
+
+  // Another deployment (a new job result store path) runs the job again.
+  config.Set("job-result-store.storage-path", "s3://bucket/ha/job-result-store/wc/run-2");
+  auto third = Start(config, "default/jm-3");
+  ASSERT_TRUE(third.ok()) << third.status().ToString();
+  Advance(5s);
+  EXPECT_NE(JobStatusOf(**third, kJobId), "MISSING");
+}
+
+TEST_F(ClusterStateMachineTest, WithoutAKeptJobResultTheRestartedJobManagerRunsTheJobAgain) {
+  FlinkConfig config = BaseConfig();
+  config.Set("high-availability.type", "kubernetes");
+  config.Set("high-availability.storageDir", "s3://bucket/ha");
+  auto first = Start(config);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  Advance(20s);
+  (*first)->Locked([](ClusterState& s) { ASSERT_TRUE(s.CancelJob(kJobId).ok()); });
+  Advance(1s);
+  EXPECT_EQ(JobStatusOf(**first, kJobId), "CANCELED");
+  first->reset();
+  auto second = Start(config, "default/jm-2");
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  Advance(1s);
+  EXPECT_NE(JobStatusOf(**second, kJobId), "MISSING");  // delete-on-commit (Flink's default)
+}
+
 TEST_F(ClusterStateMachineTest, InPlaceRescaleWithTheAdaptiveScheduler) {
   FlinkConfig config = BaseConfig();
   config.Set("jobmanager.scheduler", "adaptive");
