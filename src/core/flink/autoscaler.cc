@@ -170,6 +170,35 @@ std::string QuotaBlock(const ScalingSummaries& s, const AutoscalerOptions& o,
   return "";
 }
 
+// scale-down.learned-hold: why the vertex's past scale-downs say the next one will not last, or
+// nullopt. A scale-down in the history is undone when the vertex's next entry is a scale-up
+// within `min_duration`, and lasted when nothing undid it for that long; younger ones are not
+// counted yet.
+std::optional<std::string> ShortLivedScaleDowns(const std::vector<ScalingHistoryEntry>& history,
+                                                Millis min_duration, TimePoint now) {
+  int undone = 0, lasted = 0;
+  Millis longest_undone{0};
+  for (size_t i = 0; i < history.size(); ++i) {
+    const ScalingSummary& s = history[i].summary;
+    if (s.new_parallelism >= s.current_parallelism) continue;
+    const TimePoint end = i + 1 < history.size() ? history[i + 1].time : now;
+    const Millis lived = std::chrono::duration_cast<Millis>(end - history[i].time);
+    const bool next_up = i + 1 < history.size() && history[i + 1].summary.new_parallelism >
+                                                       history[i + 1].summary.current_parallelism;
+    if (lived >= min_duration) {
+      ++lasted;
+    } else if (next_up) {
+      ++undone;
+      longest_undone = std::max(longest_undone, lived);
+    }
+  }
+  if (undone < 2 || undone <= lasted) return std::nullopt;
+  return std::to_string(undone) + " of its last " + std::to_string(undone + lasted) +
+         " scale-downs were undone by a scale-up within " + FormatFlinkDuration(longest_undone) +
+         " (shorter than scale-down.learned-hold.min-duration " +
+         FormatFlinkDuration(min_duration) + "): a lower level does not last here";
+}
+
 // Trims a time-ordered vector to `max_count` newest entries younger than `max_age`.
 template <typename T>
 void TrimHistory(std::vector<T>* v, size_t max_count, TimePoint oldest_allowed, bool keep_last) {
@@ -454,6 +483,14 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
     if (early && c.new_parallelism < v.parallelism) {
       d.reasons.push_back("not applied: a scale-down waits for the full metric window");
       continue;
+    }
+    if (o.scale_down_learned_hold > Millis(0) && c.new_parallelism < v.parallelism &&
+        hit != state.scaling_history.end()) {
+      if (std::optional<std::string> why =
+              ShortLivedScaleDowns(hit->second, o.scale_down_learned_hold, in.now)) {
+        d.reasons.push_back("not applied: " + *why + " (scale-down.learned-hold)");
+        continue;
+      }
     }
     d.proposed_parallelism = c.new_parallelism;
     d.outside_utilization_bound = c.outside_utilization_bound;

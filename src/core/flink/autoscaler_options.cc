@@ -264,6 +264,8 @@ StatusOr<AutoscalerOptions> ParseAutoscalerOptions(
   TRIMTAB_RETURN_IF_ERROR(
       r.Bool("scale-down.lasting-evidence.enabled", &o.scale_down_lasting_evidence));
   TRIMTAB_RETURN_IF_ERROR(r.Bool("step-detection.burst-hold.enabled", &o.step_burst_hold));
+  TRIMTAB_RETURN_IF_ERROR(
+      r.Duration("scale-down.learned-hold.min-duration", &o.scale_down_learned_hold));
   TRIMTAB_RETURN_IF_ERROR(r.Duration("scale-down.follow-through.window",
                                      &o.scale_down_follow_through_window));
   TRIMTAB_RETURN_IF_ERROR(

@@ -151,6 +151,12 @@ struct AutoscalerOptions {
   // the job at its current capacity would drain what it left within catch-up.duration. Off: such
   // a step is always taken at once.
   bool step_burst_hold = false;
+  // trimtab extension (docs/eval-flink.md, "Learned scale-down hold"): a vertex whose scaling
+  // history shows its scale-downs do not last (of those resolved, more were followed by a
+  // scale-up of the vertex within this long than lasted this long, at least two) keeps its
+  // parallelism instead of scaling down: two restarts for a level that is gone within minutes.
+  // The history ages out (history.max.count / history.max.age). 0 = off.
+  Millis scale_down_learned_hold{0};
   int observed_tpr_min_observations = 2;
   bool scaling_effectiveness_detection_enabled = false;
   double scaling_effectiveness_threshold = 0.1;

@@ -248,6 +248,10 @@ std::map<std::string, std::string> TrimtabDefaultConfiguration() {
       // A burst seen in one interval waits for the next one when the job could ride it out:
       // single minutes at 2.25x a drifting load took q1 3 -> 7 -> 3 eleven times in 12 hours.
       {"job.autoscaler.step-detection.burst-hold.enabled", "true"},
+      // A vertex whose scale-downs were undone within 30 minutes more often than they lasted
+      // keeps its parallelism: on/off loads with 25-minute phases scaled q5's window down 15
+      // minutes into each off phase and up 11 minutes later, 14 times in 12 hours.
+      {"job.autoscaler.scale-down.learned-hold.min-duration", "30 min"},
   };
 }
 
