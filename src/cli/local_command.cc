@@ -55,6 +55,8 @@ struct LocalFlags {
   std::string prometheus_url;
   std::string operator_config;
   uint64_t seed = 1;
+  // The embedded operator's /healthz, /readyz and /metrics on --address (0 = a free port).
+  int operator_metrics_port = 0;
   // The Volcano scheduler's volcano-scheduler.conf ("" = Volcano's default).
   std::string scheduler_conf;
   // Kubernetes feature gates and the HPA controller (docs/hpa-local.md).
@@ -146,6 +148,8 @@ StatusOr<std::shared_ptr<cluster::metrics::LocalMetricsProvider>> MakeMetricsPro
 StatusOr<std::unique_ptr<op::Operator>> StartOperator(const LocalFlags& flags,
                                                       const std::string& server_url, Clock* clock) {
   op::OperatorOptions options{.rest_config = {.server = server_url}, .clock = clock};
+  options.health_port = flags.operator_metrics_port;
+  options.health_address = flags.address;
   TRIMTAB_ASSIGN_OR_RETURN(options.autoscaler_factory,
                            MakeAutoscalerFactory(flags.executor_chain, flags.plugins_dir,
                                                  flags.prometheus_url));
@@ -357,6 +361,12 @@ int RunLocal(const LocalFlags& flags) {
   std::printf("operator:   %s\n",
               flink_operator ? "running (FlinkDeployment, FlinkSessionJob; autoscaler on request)"
                              : "off");
+  std::printf("metrics:    %s/metrics (API server)", (*server)->url().c_str());
+  if (flink_operator && flink_operator->health_port() > 0) {
+    std::printf(", http://%s:%d/metrics (operator)", flags.address.c_str(),
+                flink_operator->health_port());
+  }
+  std::printf("\n");
   if (flags.speed != 1.0) {
     std::printf("clock:      %gx wall time (timestamps run ahead of the wall clock)\n", flags.speed);
   }
@@ -452,6 +462,11 @@ void RegisterLocalCommand(CLI::App& app, int* exit_code) {
                   "operator default configuration (kubernetes.operator.* and Flink defaults)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--seed", flags->seed, "seed of the simulated Flink clusters")
+      ->capture_default_str();
+  cmd->add_option("--operator-metrics-port", flags->operator_metrics_port,
+                  "port of the operator's /metrics (and /healthz, /readyz) on --address; 0 picks a\n"
+                  "free one (printed at start); -1 = off. The API server's own /metrics is on\n"
+                  "its port (docs/metrics.md)")
       ->capture_default_str();
   cmd->add_option("--scheduler-conf", flags->scheduler_conf,
                   "volcano-scheduler.conf of the Volcano scheduler (pods with schedulerName\n"

@@ -155,7 +155,10 @@ int RunOperator(const OperatorFlags& flags) {
   std::printf("trimtab operator: API server %s, namespaces %s%s\n", server.c_str(),
               flags.namespaces.empty() ? "all" : "given",
               leader_election ? ", leader election on" : "");
-  if ((*op)->health_port() > 0) std::printf("health: :%d/healthz\n", (*op)->health_port());
+  if ((*op)->health_port() > 0) {
+    std::printf("health: :%d/healthz, metrics: :%d/metrics\n", (*op)->health_port(),
+                (*op)->health_port());
+  }
   std::fflush(stdout);
   std::thread signal_waiter([&] {
     int received = 0;
@@ -214,7 +217,8 @@ void RegisterOperatorCommand(CLI::App& app, int* exit_code) {
                   "leader election Lease namespace (default: the kubeconfig/in-cluster namespace)");
   cmd->add_option("--reconcile-interval", flags->reconcile_interval,
                   "kubernetes.operator.reconcile.interval, a Flink duration (default 1 min)");
-  cmd->add_option("--health-port", flags->health_port, "port of /healthz and /readyz; -1 = off")
+  cmd->add_option("--health-port", flags->health_port,
+                  "port of /healthz, /readyz and /metrics (Prometheus, docs/metrics.md); -1 = off")
       ->capture_default_str();
   cmd->add_option("--health-address", flags->health_address,
                   "address the health port binds (trimtab local's process pods set "

@@ -12,6 +12,7 @@
 #include "cluster/apiserver/namespace_lifecycle.h"
 #include "cluster/apiserver/object_meta.h"
 #include "cluster/apiserver/pod_priority_admission.h"
+#include "cluster/apiserver/request_metrics.h"
 #include "cluster/apiserver/service_ips.h"
 #include "cluster/apiserver/watch.h"
 
@@ -42,9 +43,16 @@ Status ApiServer::Init(ApiServerOptions options) {
     }
     store_options.path = (std::filesystem::path(options.data_dir) / "state.db").string();
   }
-  TRIMTAB_ASSIGN_OR_RETURN(store_, Store::Open(store_options));
   registry_ = std::make_unique<ResourceRegistry>();
   RegisterBuiltinTypes(*registry_);
+  metrics_registry_ = options.metrics_registry;
+  if (metrics_registry_ == nullptr) {
+    owned_metrics_registry_ = std::make_unique<MetricsRegistry>();
+    metrics_registry_ = owned_metrics_registry_.get();
+  }
+  request_metrics_ = std::make_unique<ApiServerMetrics>(metrics_registry_, registry_.get());
+  store_options.observe = request_metrics_->StorageObserver();
+  TRIMTAB_ASSIGN_OR_RETURN(store_, Store::Open(store_options));
   objects_ = std::make_unique<ObjectService>(store_.get(), registry_.get(), clock);
   TRIMTAB_ASSIGN_OR_RETURN(cluster_ips_,
                            ClusterIpAllocator::Create(options.service_cluster_ip_range));
@@ -113,20 +121,52 @@ Status ApiServer::Init(ApiServerOptions options) {
                                                            .data_dir = options.data_dir}));
   TRIMTAB_RETURN_IF_ERROR(auth_->Bootstrap());
   auth::AuthLayer* auth = auth_.get();
-  http::HttpHandler next = [handler](const http::HttpRequest& r) { return handler->Handle(r); };
+  http::HttpHandler next = [this, handler](const http::HttpRequest& r) {
+    http::HttpResponse own = ServeNonApi(r);
+    return own.status != 0 ? own : handler->Handle(r);
+  };
   TRIMTAB_ASSIGN_OR_RETURN(
       http_, http::HttpServer::Create({.address = options.address,
                                        .port = options.port,
                                        .threads = options.threads},
-                                      [auth, next](const http::HttpRequest& r) {
+                                      request_metrics_->Wrap([auth, next](const http::HttpRequest& r) {
                                         return auth->Serve(r, next);
-                                      }));
+                                      })));
   spdlog::info("apiserver: serving on {} (store revision {})", http_->base_url(),
                store_->Revision());
   return Status::Ok();
 }
 
 ApiServer::~ApiServer() { Stop(); }
+
+void ApiServer::Mount(std::string prefix, http::HttpHandler handler) {
+  std::lock_guard<std::mutex> lock(mounts_mu_);
+  mounts_.emplace_back(std::move(prefix), std::move(handler));
+}
+
+// /metrics and the mounted prefixes; status 0 = the Kubernetes API's to serve.
+http::HttpResponse ApiServer::ServeNonApi(const http::HttpRequest& r) const {
+  if (r.path == "/metrics") {
+    if (r.method != "GET") return http::HttpResponse::Text(405, "only GET is allowed\n");
+    return http::HttpResponse::Text(200, metrics_registry_->Render(), kPrometheusTextContentType);
+  }
+  http::HttpHandler mounted;
+  {
+    std::lock_guard<std::mutex> lock(mounts_mu_);
+    for (const auto& [prefix, h] : mounts_) {
+      const std::string_view bare = std::string_view(prefix).substr(
+          0, prefix.size() - (prefix.ends_with('/') ? 1 : 0));
+      if (r.path.rfind(prefix, 0) == 0 || r.path == bare) {
+        mounted = h;
+        break;
+      }
+    }
+  }
+  if (mounted) return mounted(r);
+  http::HttpResponse none;
+  none.status = 0;
+  return none;
+}
 
 int ApiServer::port() const { return http_ ? http_->port() : 0; }
 std::string ApiServer::url() const { return http_ ? http_->base_url() : ""; }

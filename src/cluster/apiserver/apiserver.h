@@ -5,6 +5,10 @@
 // and kube-node-lease on first start. Service clusterIPs come from a ClusterIpAllocator whose
 // state is rebuilt from the stored Services at every start.
 //
+// Besides the Kubernetes API it serves /metrics (the API server's Prometheus series,
+// request_metrics.h) and whatever is mounted under a path prefix (Mount: the dashboard of
+// `trimtab local`), both behind authentication like every non-resource URL.
+//
 // Usage:
 //   auto server = ApiServer::Create({.data_dir = "/tmp/x", .port = 0});
 //   if (!server.ok()) ...;
@@ -17,7 +21,10 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cluster/apiserver/handlers.h"
 #include "cluster/apiserver/metrics_apis.h"
@@ -25,6 +32,7 @@
 #include "cluster/apiserver/resource_registry.h"
 #include "cluster/store/store.h"
 #include "common/clock.h"
+#include "common/metrics_registry.h"
 #include "common/status.h"
 
 namespace trimtab::cluster {
@@ -49,11 +57,14 @@ struct ApiServerOptions {
   FeatureGates feature_gates;
   // Serves metrics.k8s.io and external.metrics.k8s.io (metrics_apis.h); null: not served.
   std::shared_ptr<MetricsProvider> metrics;
+  // Where the API server's own Prometheus series go (not owned; null = a registry of its own).
+  MetricsRegistry* metrics_registry = nullptr;
 };
 
 namespace auth {
 class AuthLayer;
 }
+class ApiServerMetrics;
 class ClusterIpAllocator;
 class GarbageCollector;
 class LifecycleController;
@@ -80,11 +91,23 @@ class ApiServer {
   LifecycleController* lifecycle() { return lifecycle_.get(); }
   WatchHub* watches() { return watches_.get(); }
   auth::AuthLayer* auth() { return auth_.get(); }  // authn/authz, RBAC (auth/auth_layer.h)
+  MetricsRegistry* metrics_registry() { return metrics_registry_; }
+
+  // Serves every request whose path is `prefix` or starts with it (e.g. "/dashboard/") with
+  // `handler`, after authentication, in place of the Kubernetes API. Any thread, any time.
+  void Mount(std::string prefix, http::HttpHandler handler);
 
  private:
   ApiServer() = default;
   Status Init(ApiServerOptions options);
 
+  http::HttpResponse ServeNonApi(const http::HttpRequest& request) const;
+
+  std::unique_ptr<MetricsRegistry> owned_metrics_registry_;
+  MetricsRegistry* metrics_registry_ = nullptr;
+  std::unique_ptr<ApiServerMetrics> request_metrics_;
+  mutable std::mutex mounts_mu_;
+  std::vector<std::pair<std::string, http::HttpHandler>> mounts_;  // guarded by mounts_mu_
   std::unique_ptr<Store> store_;
   std::unique_ptr<ResourceRegistry> registry_;
   std::unique_ptr<ClusterIpAllocator> cluster_ips_;

@@ -80,6 +80,27 @@ bool IsCompacted(const Status& status) {
 
 Store::Store(StoreOptions options) : options_(std::move(options)) {}
 
+namespace {
+// Reports one store call to StoreOptions::observe when it returns.
+class ObservedCall {
+ public:
+  ObservedCall(const StoreOptions& options, std::string_view operation, std::string_view key)
+      : options_(options), operation_(operation), key_(key),
+        start_(std::chrono::steady_clock::now()) {}
+  ~ObservedCall() {
+    if (options_.observe) {
+      options_.observe(operation_, key_, std::chrono::steady_clock::now() - start_);
+    }
+  }
+
+ private:
+  const StoreOptions& options_;
+  std::string_view operation_;
+  std::string_view key_;
+  std::chrono::steady_clock::time_point start_;
+};
+}  // namespace
+
 Store::~Store() {
   {
     std::lock_guard<std::mutex> lock(compact_mu_);
@@ -189,6 +210,7 @@ int64_t Store::CompactRevision() const {
 }
 
 StatusOr<KeyValue> Store::Get(std::string_view key) const {
+  ObservedCall observed(options_, "get", key);
   std::lock_guard<std::mutex> lock(mu_);
   auto it = current_.find(key);
   if (it == current_.end()) return NotFoundError("store: key " + std::string(key) + " not found");
@@ -207,6 +229,7 @@ int64_t Store::Count(std::string_view prefix) const {
 
 StatusOr<ListResult> Store::List(std::string_view prefix, std::string_view start_after,
                                  int64_t limit, int64_t revision) const {
+  ObservedCall observed(options_, "list", prefix);
   std::lock_guard<std::mutex> lock(mu_);
   ListResult out;
   if (revision == 0 || revision == revision_) {
@@ -303,6 +326,7 @@ StatusOr<KeyValue> Store::AppendLocked(const std::string& key, const std::string
 }
 
 StatusOr<KeyValue> Store::Create(std::string key, std::string value) {
+  ObservedCall observed(options_, "create", key);
   std::lock_guard<std::mutex> lock(mu_);
   if (current_.count(key)) return AlreadyExistsError("store: key " + key + " already exists");
   return AppendLocked(key, value, /*created=*/true, /*deleted=*/false, 0, 0, std::nullopt);
@@ -321,6 +345,7 @@ StatusOr<KeyValue> Store::CurrentAtRevisionLocked(const std::string& key,
 }
 
 StatusOr<KeyValue> Store::Update(std::string key, std::string value, int64_t expected_revision) {
+  ObservedCall observed(options_, "update", key);
   std::lock_guard<std::mutex> lock(mu_);
   TRIMTAB_ASSIGN_OR_RETURN(KeyValue prev, CurrentAtRevisionLocked(key, expected_revision));
   return AppendLocked(key, value, false, false, prev.create_revision, prev.mod_revision,
@@ -328,6 +353,7 @@ StatusOr<KeyValue> Store::Update(std::string key, std::string value, int64_t exp
 }
 
 StatusOr<KeyValue> Store::Delete(std::string key, int64_t expected_revision) {
+  ObservedCall observed(options_, "delete", key);
   std::lock_guard<std::mutex> lock(mu_);
   TRIMTAB_ASSIGN_OR_RETURN(KeyValue prev, CurrentAtRevisionLocked(key, expected_revision));
   std::string last = prev.value;

@@ -73,6 +73,12 @@ struct StoreOptions {
   // keeping at least compact_min_retain revisions. Zero disables the background pass.
   std::chrono::milliseconds compact_interval{std::chrono::minutes(5)};
   int64_t compact_min_retain = 1000;
+  // Instrumentation: called after every Get, List, Create, Update and Delete with the operation
+  // ("get", "list", "create", "update", "delete"), the key (List: the prefix) and the time the
+  // call took, lock wait included. Null = none; must be quick and must not call the store.
+  std::function<void(std::string_view operation, std::string_view key,
+                     std::chrono::duration<double> took)>
+      observe;
 };
 
 struct ListResult {
