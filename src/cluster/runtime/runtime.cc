@@ -11,6 +11,7 @@
 #include "cluster/runtime/replicaset_controller.h"
 #include "cluster/runtime/service_account_controller.h"
 #include "cluster/runtime/service_proxy.h"
+#include "cluster/runtime/simulated_consumers.h"
 
 namespace trimtab::cluster::runtime {
 
@@ -26,6 +27,7 @@ struct Runtime::Parts {
   std::unique_ptr<ReplicaSetController> replicasets;
   std::unique_ptr<DeploymentController> deployments;
   std::unique_ptr<HpaController> hpas;
+  std::shared_ptr<SimulatedConsumers> consumers;
   std::unique_ptr<EndpointsController> endpoints;
   std::unique_ptr<ServiceAccountController> service_accounts;
   std::unique_ptr<PodGarbageCollector> pod_gc;
@@ -106,20 +108,23 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
 
   p.informers = std::make_unique<InformerSet>(p.client.get());
   InformerSet* inf = p.informers.get();
-  p.kubelet = std::make_unique<Kubelet>(p.client.get(), inf, p.events.get(), p.clock, p.nodes,
-                                        std::move(runners), options.kubelet);
+  if (options.kubelet_enabled) {
+    p.kubelet = std::make_unique<Kubelet>(p.client.get(), inf, p.events.get(), p.clock, p.nodes,
+                                          std::move(runners), options.kubelet);
+  }
   p.scheduling = std::make_unique<SchedulingLoop>(p.client.get(), inf, p.events.get(), p.clock,
                                                   std::move(schedulers), options.scheduling);
   p.replicasets = std::make_unique<ReplicaSetController>(p.client.get(), inf, p.events.get(), p.clock);
   p.deployments = std::make_unique<DeploymentController>(p.client.get(), inf, p.events.get(), p.clock);
   p.hpas = std::make_unique<HpaController>(p.client.get(), inf, p.events.get(), p.clock, options.hpa);
+  p.consumers = std::make_shared<SimulatedConsumers>(inf, p.events.get(), p.clock);
   p.endpoints = std::make_unique<EndpointsController>(p.client.get(), inf, p.clock);
   p.service_accounts = std::make_unique<ServiceAccountController>(p.client.get(), inf, p.clock);
   p.pod_gc = std::make_unique<PodGarbageCollector>(p.client.get(), inf, p.clock);
   if (options.service_proxy) p.proxy = std::make_unique<ServiceProxy>(inf);
 
   TRIMTAB_RETURN_IF_ERROR(p.informers->Start(options.sync_timeout));
-  p.kubelet->Start();
+  if (p.kubelet) p.kubelet->Start();
   TRIMTAB_RETURN_IF_ERROR(p.scheduling->Start());
   p.replicasets->Start();
   p.deployments->Start();
@@ -161,5 +166,8 @@ std::string Runtime::PodLogs(const Json& pod, const std::string& container) cons
 
 const std::vector<LocalNode>& Runtime::nodes() const { return parts_->nodes; }
 const kube::KubeClient* Runtime::client() const { return parts_->client.get(); }
+std::shared_ptr<metrics::StreamingMetricsSource> Runtime::simulated_consumers() const {
+  return parts_->consumers;
+}
 
 }  // namespace trimtab::cluster::runtime

@@ -7,6 +7,7 @@
 //                             default runner (kubelet.h, default_pod_runner.h)
 //   ReplicaSetController, DeploymentController, EndpointsController,
 //   ServiceAccountController, PodGarbageCollector, HpaController
+//   SimulatedConsumers        topics of consumer Deployments (simulated_consumers.h)
 //   ServiceProxy              clusterIP:port -> ready endpoints (service_proxy.h)
 //
 // all on one Clock (`trimtab local --speed N` passes a ScaledClock; the API server should use
@@ -38,6 +39,10 @@
 #include "cluster/runtime/scheduler.h"
 #include "cluster/runtime/scheduling_loop.h"
 #include "common/clock.h"
+
+namespace trimtab::cluster::metrics {
+class StreamingMetricsSource;
+}  // namespace trimtab::cluster::metrics
 
 namespace trimtab::cluster::runtime {
 
@@ -74,6 +79,9 @@ struct RuntimeOptions {
   // Tried in order before the default scheduler (the first that Serves() a schedulerName).
   std::vector<SchedulerFactory> schedulers;
   KubeletOptions kubelet;
+  // False: no kubelet, bound pods stay as the scheduler left them (no IP, phase Pending, no
+  // status writes); for benchmarks of scheduling alone.
+  bool kubelet_enabled = true;
   NodeAgentOptions node_agent;
   SchedulingLoopOptions scheduling;
   bool service_proxy = true;
@@ -99,6 +107,8 @@ class Runtime {
 
   const std::vector<LocalNode>& nodes() const;
   const kube::KubeClient* client() const;
+  // The simulated topics of consumer Deployments (simulated_consumers.h), for the metrics APIs.
+  std::shared_ptr<metrics::StreamingMetricsSource> simulated_consumers() const;
 
   struct Parts;
 

@@ -1,6 +1,7 @@
 #include "cluster/volcano/volcano_scheduler.h"
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -92,6 +93,8 @@ runtime::SchedulingDecision VolcanoScheduler::Schedule(const runtime::ClusterSna
   runtime::SchedulingDecision decision;
   decision.retry_after = options_.schedule_period;
   if (!informers_ || !context_.pods) return decision;
+  using Steady = std::chrono::steady_clock;
+  const Steady::time_point started = Steady::now();
   auto list = [](const kube::ObjectStore& store) {
     auto items = store.List(store.gvr(), "", {});
     return items.ok() ? std::move(items).value() : std::vector<Json>{};
@@ -99,6 +102,7 @@ runtime::SchedulingDecision VolcanoScheduler::Schedule(const runtime::ClusterSna
   core::scheduling::ClusterObjects objects = BuildClusterObjects(
       snapshot, list(*context_.pods), list(informers_->Store(PodGroupsGvr())),
       list(informers_->Store(QueuesGvr())), list(informers_->Store(PriorityClassesGvr())));
+  const Steady::time_point built = Steady::now();
 
   const TimePoint now = context_.clock->Now();
   core::scheduling::SessionOptions session{
@@ -111,7 +115,20 @@ runtime::SchedulingDecision VolcanoScheduler::Schedule(const runtime::ClusterSna
       .record_log = false};
   StatusOr<core::scheduling::SessionResult> result =
       core::scheduling::RunSession(options_.config, objects, session);
+  const Steady::time_point decided = Steady::now();
+  auto account = [&](size_t binds) {
+    auto seconds = [](Steady::duration d) { return std::chrono::duration<double>(d).count(); };
+    const Steady::time_point done = Steady::now();
+    std::lock_guard<std::mutex> lock(stats_mu_);
+    stats_.sessions += 1;
+    stats_.binds += static_cast<int64_t>(binds);
+    stats_.build_seconds += seconds(built - started);
+    stats_.session_seconds += seconds(decided - built);
+    stats_.apply_seconds += seconds(done - decided);
+    stats_.max_cycle_seconds = std::max(stats_.max_cycle_seconds, seconds(done - started));
+  };
   if (!result.ok()) {
+    account(0);
     if (result.status().message() != last_error_) {
       last_error_ = result.status().message();
       spdlog::warn("{}: the scheduling session failed, nothing scheduled: {}", name(),
@@ -130,7 +147,13 @@ runtime::SchedulingDecision VolcanoScheduler::Schedule(const runtime::ClusterSna
         .ns = b.pod.ns, .name = b.pod.name, .uid = b.pod.uid, .node = b.node});
   }
   writer_->Apply(*result);
+  account(decision.bindings.size());
   return decision;
+}
+
+VolcanoSessionStats VolcanoScheduler::stats() const {
+  std::lock_guard<std::mutex> lock(stats_mu_);
+  return stats_;
 }
 
 runtime::SchedulerFactory VolcanoSchedulerFactory(VolcanoSchedulerOptions options) {

@@ -22,10 +22,11 @@
 // A session that fails (an object it cannot read) changes nothing; its error is logged once per
 // distinct message.
 //
-// Thread-safety: the loop calls Start/Schedule/Stop from its one thread.
+// Thread-safety: the loop calls Start/Schedule/Stop from its one thread; stats() from any thread.
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,16 @@ struct VolcanoSchedulerOptions {
   std::chrono::milliseconds sync_timeout{30000};
 };
 
+// What the sessions cost so far (wall time on the steady clock; benchmarks and logs).
+struct VolcanoSessionStats {
+  int64_t sessions = 0;
+  int64_t binds = 0;              // bindings handed to the loop
+  double build_seconds = 0;       // ClusterObjects from the caches
+  double session_seconds = 0;     // RunSession
+  double apply_seconds = 0;       // handing the rest to the status writer
+  double max_cycle_seconds = 0;   // the longest Schedule() call
+};
+
 class VolcanoScheduler final : public runtime::Scheduler {
  public:
   explicit VolcanoScheduler(VolcanoSchedulerOptions options);
@@ -66,6 +77,8 @@ class VolcanoScheduler final : public runtime::Scheduler {
                                        const std::vector<Json>& pending) override;
   bool RunsWithoutPending() const override { return true; }
 
+  VolcanoSessionStats stats() const;
+
  private:
   const VolcanoSchedulerOptions options_;
   runtime::SchedulerContext context_;
@@ -74,6 +87,8 @@ class VolcanoScheduler final : public runtime::Scheduler {
   std::unique_ptr<VolcanoStatusWriter> writer_;
   std::string last_error_;  // the last session error logged (loop thread only)
   int64_t sessions_ = 0;
+  mutable std::mutex stats_mu_;
+  VolcanoSessionStats stats_;  // guarded by stats_mu_
 };
 
 // A RuntimeOptions::schedulers entry. Fails when `options` are unusable (no scheduler name).
