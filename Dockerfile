@@ -26,7 +26,7 @@ LABEL org.opencontainers.image.title="trimtab" \
       org.opencontainers.image.version="${VERSION}"
 RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates libcurl4 libssl3 libsqlite3-0 \
-      libyaml-cpp0.7 libfmt9 libspdlog1.10 zlib1g \
+      libyaml-cpp0.7 libre2-9 libfmt9 libspdlog1.10 zlib1g \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/ /
 USER 65532:65532

@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libboost-dev libboost-system-dev
   libcurl4-openssl-dev openssl
-  nlohmann-json3-dev libyaml-cpp-dev
+  nlohmann-json3-dev libyaml-cpp-dev libre2-dev
   libsqlite3-dev zlib1g-dev
   libspdlog-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev

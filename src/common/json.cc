@@ -10,19 +10,165 @@
 
 namespace trimtab {
 
-StatusOr<Json> ParseJson(std::string_view text, std::string_view what) {
-  Json value = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) {
-    // Re-parse with exceptions only to get the position for the message.
-    try {
-      Json reparsed = Json::parse(text);
-      static_cast<void>(reparsed);
-    } catch (const Json::parse_error& e) {
-      return InvalidArgumentError(std::string(what) + ": invalid JSON: " + e.what());
-    }
-    return InvalidArgumentError(std::string(what) + ": invalid JSON");
+namespace {
+
+// Builds the document from nlohmann's iterative SAX parser, so that neither depth nor size costs
+// stack, and checks depth and repeated keys on the way.
+class BoundedDomBuilder {
+ public:
+  using number_integer_t = Json::number_integer_t;
+  using number_unsigned_t = Json::number_unsigned_t;
+  using number_float_t = Json::number_float_t;
+  using string_t = Json::string_t;
+  using binary_t = Json::binary_t;
+
+  explicit BoundedDomBuilder(const JsonParseOptions& options) : options_(options) {}
+
+  bool null() { return Put(Json(nullptr)); }
+  bool boolean(bool v) { return Put(Json(v)); }
+  bool number_integer(number_integer_t v) { return Put(Json(v)); }
+  bool number_unsigned(number_unsigned_t v) { return Put(Json(v)); }
+  bool number_float(number_float_t v, const string_t& text) {
+    if (!std::isfinite(v)) return Fail("number " + text + " is out of range");
+    return Put(Json(v));
   }
-  return value;
+  bool string(string_t& v) { return Put(Json(std::move(v))); }
+  bool binary(binary_t&) { return Fail("binary values are not JSON"); }
+  bool start_object(std::size_t) { return Open(Json::object()); }
+  bool start_array(std::size_t) { return Open(Json::array()); }
+  bool end_object() { return Close(); }
+  bool end_array() { return Close(); }
+  bool key(string_t& k) {
+    Json* top = stack_.back();
+    if (options_.duplicate_fields != nullptr && top->contains(k)) {
+      options_.duplicate_fields->push_back(JoinPath(CurrentPath(), k));
+    }
+    key_ = std::move(k);
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& ex) {
+    if (error_.empty()) error_ = ex.what();
+    return false;
+  }
+
+  Json& root() { return root_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  bool Fail(std::string why) {
+    if (error_.empty()) error_ = std::move(why);
+    return false;
+  }
+  // Places a scalar or a new container; returns the slot it went to.
+  Json* Place(Json value) {
+    if (stack_.empty()) {
+      root_ = std::move(value);
+      return &root_;
+    }
+    Json* top = stack_.back();
+    if (top->is_array()) {
+      top->push_back(std::move(value));
+      return &top->back();
+    }
+    Json& slot = (*top)[key_];
+    slot = std::move(value);
+    return &slot;
+  }
+  bool Put(Json value) {
+    Place(std::move(value));
+    return true;
+  }
+  bool Open(Json container) {
+    if (static_cast<int>(stack_.size()) >= options_.max_depth) {
+      return Fail("nesting depth exceeds the limit of " + std::to_string(options_.max_depth));
+    }
+    std::string segment;
+    if (!stack_.empty()) {
+      segment = stack_.back()->is_array() ? "[" + std::to_string(stack_.back()->size()) + "]" : key_;
+    }
+    stack_.push_back(Place(std::move(container)));
+    segments_.push_back(std::move(segment));
+    return true;
+  }
+  bool Close() {
+    stack_.pop_back();
+    segments_.pop_back();
+    return true;
+  }
+  std::string CurrentPath() const {
+    std::string path;
+    for (size_t i = 1; i < segments_.size(); ++i) {
+      if (segments_[i].starts_with("[") || path.empty()) {
+        path += segments_[i];
+      } else {
+        path += "." + segments_[i];
+      }
+    }
+    return path;
+  }
+
+  const JsonParseOptions& options_;
+  Json root_;
+  std::vector<Json*> stack_;            // open containers, innermost last
+  std::vector<std::string> segments_;   // the key or [index] each open container sits under
+  std::string key_;
+  std::string error_;
+};
+
+}  // namespace
+
+StatusOr<Json> ParseJson(std::string_view text, std::string_view what,
+                         const JsonParseOptions& options) {
+  BoundedDomBuilder builder(options);
+  bool ok = false;
+  try {
+    ok = Json::sax_parse(text, &builder, Json::input_format_t::json, /*strict=*/true);
+  } catch (const Json::exception& e) {  // not expected from sax_parse; never let one escape
+    return InvalidArgumentError(std::string(what) + ": invalid JSON: " + e.what());
+  }
+  if (!ok) {
+    return InvalidArgumentError(std::string(what) + ": invalid JSON: " +
+                                (builder.error().empty() ? "parse error" : builder.error()));
+  }
+  return std::move(builder.root());
+}
+
+bool IsValidUtf8(std::string_view text) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  size_t i = 0;
+  while (i < n) {
+    const unsigned char c = s[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len = 0;
+    uint32_t cp = 0;
+    if ((c & 0xE0) == 0xC0) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4;
+      cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + len > n) return false;
+    for (size_t k = 1; k < len; ++k) {
+      if ((s[i + k] & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (s[i + k] & 0x3F);
+    }
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+      return false;
+    }
+    i += len;
+  }
+  return true;
 }
 
 namespace {
@@ -74,15 +220,41 @@ std::optional<Json> PlainScalarToJson(const std::string& s) {
   return std::nullopt;
 }
 
-StatusOr<Json> YamlToJson(const YAML::Node& node, const std::string& path) {
+// Limits of one YAML conversion: depth, and a budget of values so that aliases cannot expand a
+// small text into a huge document (or loop: yaml-cpp lets an anchor refer to itself).
+struct YamlBudget {
+  int64_t values_left;
+};
+
+StatusOr<Json> YamlToJson(const YAML::Node& node, const std::string& path, int depth,
+                          YamlBudget* budget) {
+  if (--budget->values_left < 0) {
+    return InvalidArgumentError((path.empty() ? std::string("document") : path) +
+                                ": the document expands to too many values (excessive aliasing)");
+  }
+  if (depth > kMaxJsonDepth) {
+    return InvalidArgumentError((path.empty() ? std::string("document") : path) +
+                                ": nesting depth exceeds the limit of " +
+                                std::to_string(kMaxJsonDepth));
+  }
   switch (node.Type()) {
     case YAML::NodeType::Undefined:
     case YAML::NodeType::Null:
       return Json(nullptr);
     case YAML::NodeType::Scalar: {
       const std::string& s = node.Scalar();
+      if (!IsValidUtf8(s)) {
+        return InvalidArgumentError((path.empty() ? std::string("document") : path) +
+                                    ": invalid UTF-8 in a string");
+      }
       if (node.Tag() == "?") {  // plain (unquoted) scalar: resolve its type
-        if (auto v = PlainScalarToJson(s)) return *v;
+        if (auto v = PlainScalarToJson(s)) {
+          if (v->is_number_float() && !std::isfinite(v->get<double>())) {
+            return InvalidArgumentError((path.empty() ? std::string("document") : path) +
+                                        ": number " + s + " is out of range");
+          }
+          return *v;
+        }
       }
       return Json(s);
     }
@@ -90,7 +262,7 @@ StatusOr<Json> YamlToJson(const YAML::Node& node, const std::string& path) {
       Json arr = Json::array();
       size_t i = 0;
       for (const auto& item : node) {
-        TRIMTAB_ASSIGN_OR_RETURN(Json v, YamlToJson(item, JoinPath(path, i)));
+        TRIMTAB_ASSIGN_OR_RETURN(Json v, YamlToJson(item, JoinPath(path, i), depth + 1, budget));
         arr.push_back(std::move(v));
         ++i;
       }
@@ -103,16 +275,23 @@ StatusOr<Json> YamlToJson(const YAML::Node& node, const std::string& path) {
           return InvalidArgumentError(path + ": mapping keys must be scalars");
         }
         const std::string key = kv.first.Scalar();
+        if (!IsValidUtf8(key)) return InvalidArgumentError(path + ": invalid UTF-8 in a key");
         if (obj.contains(key)) {
           return InvalidArgumentError(JoinPath(path, key) + ": duplicate key");
         }
-        TRIMTAB_ASSIGN_OR_RETURN(Json v, YamlToJson(kv.second, JoinPath(path, key)));
+        TRIMTAB_ASSIGN_OR_RETURN(Json v, YamlToJson(kv.second, JoinPath(path, key), depth + 1, budget));
         obj[key] = std::move(v);
       }
       return obj;
     }
   }
   return Json(nullptr);
+}
+
+// Without aliases a document has fewer values than bytes; aliases may double that (and small
+// documents get room for a few merged anchors).
+YamlBudget BudgetFor(std::string_view text) {
+  return YamlBudget{.values_left = 2 * static_cast<int64_t>(text.size()) + 10000};
 }
 
 void EmitYaml(const Json& v, YAML::Emitter& out) {
@@ -158,10 +337,13 @@ void EmitYaml(const Json& v, YAML::Emitter& out) {
 StatusOr<Json> ParseYaml(std::string_view text, std::string_view what) {
   try {
     YAML::Node node = YAML::Load(std::string(text));
-    auto result = YamlToJson(node, "");
+    YamlBudget budget = BudgetFor(text);
+    auto result = YamlToJson(node, "", 0, &budget);
     if (!result.ok()) return result.status().WithContext(what);
     return result;
   } catch (const YAML::Exception& e) {
+    return InvalidArgumentError(std::string(what) + ": invalid YAML: " + e.what());
+  } catch (const std::exception& e) {  // yaml-cpp may throw others (bad conversions, limits)
     return InvalidArgumentError(std::string(what) + ": invalid YAML: " + e.what());
   }
 }
@@ -169,14 +351,17 @@ StatusOr<Json> ParseYaml(std::string_view text, std::string_view what) {
 StatusOr<std::vector<Json>> ParseYamlStream(std::string_view text, std::string_view what) {
   try {
     std::vector<Json> docs;
+    YamlBudget budget = BudgetFor(text);
     for (const YAML::Node& node : YAML::LoadAll(std::string(text))) {
       if (node.IsNull() || !node.IsDefined()) continue;
-      auto result = YamlToJson(node, "");
+      auto result = YamlToJson(node, "", 0, &budget);
       if (!result.ok()) return result.status().WithContext(what);
       docs.push_back(std::move(result).value());
     }
     return docs;
   } catch (const YAML::Exception& e) {
+    return InvalidArgumentError(std::string(what) + ": invalid YAML: " + e.what());
+  } catch (const std::exception& e) {  // yaml-cpp may throw others (bad conversions, limits)
     return InvalidArgumentError(std::string(what) + ": invalid YAML: " + e.what());
   }
 }

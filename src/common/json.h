@@ -31,14 +31,33 @@ namespace trimtab {
 
 using Json = nlohmann::json;
 
-// Parses JSON text; the error names `what` (a file name or "request body") and the position.
-StatusOr<Json> ParseJson(std::string_view text, std::string_view what);
+// The deepest nesting of arrays and objects any decoder accepts (kube-apiserver's JSON decoder
+// stops at the same depth). Everything that walks a decoded document recursively (copies,
+// validation, patches, dump) is sized for this depth; deeper input is an error, never a crash.
+inline constexpr int kMaxJsonDepth = 10000;
+
+struct JsonParseOptions {
+  int max_depth = kMaxJsonDepth;
+  // When set, receives the field path of every key repeated within one object
+  // ("metadata.name", "spec.containers[0].image"); the last value wins, as in Go's decoder.
+  std::vector<std::string>* duplicate_fields = nullptr;
+};
+
+// Parses JSON text (RFC 8259; strings must be valid UTF-8, numbers finite). The error names
+// `what` (a file name or "request body") and the position. The parser is iterative: depth costs
+// no stack, and nesting deeper than options.max_depth is an error naming the limit.
+StatusOr<Json> ParseJson(std::string_view text, std::string_view what,
+                         const JsonParseOptions& options = {});
 // Parses YAML (a single document; JSON is YAML too) into the JSON data model. Scalars keep their
 // YAML type: plain `true`/`false`, integers and floats become JSON booleans and numbers, quoted
-// scalars stay strings.
+// scalars stay strings. Bounded like JSON: nesting at most kMaxJsonDepth (yaml-cpp's own parser
+// stops at 2000 block levels), scalars must be valid UTF-8, non-finite numbers and a document
+// whose aliases expand it far beyond its text (a "billion laughs") are errors.
 StatusOr<Json> ParseYaml(std::string_view text, std::string_view what);
 // Parses every document of a YAML stream ("---" separated); empty documents are skipped.
 StatusOr<std::vector<Json>> ParseYamlStream(std::string_view text, std::string_view what);
+// Whether `text` is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
+bool IsValidUtf8(std::string_view text);
 // Emits block-style YAML as kubectl prints it.
 std::string ToYaml(const Json& value);
 // Reads a whole file.
