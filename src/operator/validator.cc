@@ -5,9 +5,9 @@
 #include <sys/socket.h>
 
 #include <cctype>
-#include <regex>
 
 #include "api/reconciled_spec.h"
+#include "common/regex.h"
 #include "core/flink/autoscaler_options.h"
 #include "core/flink/config_values.h"
 #include "operator/decorators/builtin_decorators.h"
@@ -300,8 +300,10 @@ Result FirstOf(Checks&&... checks) {
 }  // namespace
 
 std::optional<std::string> ValidateDeploymentName(const std::string& name) {
-  static const std::regex kPattern("[a-z]([-a-z0-9]{0,43}[a-z0-9])?");
-  if (!std::regex_match(name, kPattern)) {
+  // RE2, not std::regex: input here is any string a user wrote (issue 27), and std::regex
+  // recursed per character. The patterns below are constants known to compile.
+  static const Regex kPattern = *Regex::Compile("[a-z]([-a-z0-9]{0,43}[a-z0-9])?");
+  if (!kPattern.FullMatch(name)) {
     return "The FlinkDeployment name: " + name +
            " is invalid, must consist of lower case alphanumeric characters or '-', start with an "
            "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "
@@ -312,10 +314,11 @@ std::optional<std::string> ValidateDeploymentName(const std::string& name) {
 
 StatusOr<std::string> RenderIngressTemplate(const std::string& tmpl, const std::string& name,
                                             const std::string& ns) {
-  static const std::regex kName("\\{\\{name\\}\\}", std::regex::icase);
-  static const std::regex kNamespace("\\{\\{namespace\\}\\}", std::regex::icase);
-  std::string out = std::regex_replace(tmpl, kName, name);
-  out = std::regex_replace(out, kNamespace, ns);
+  static const Regex kName = *Regex::Compile("\\{\\{name\\}\\}", {.case_insensitive = true});
+  static const Regex kNamespace =
+      *Regex::Compile("\\{\\{namespace\\}\\}", {.case_insensitive = true});
+  std::string out = kName.ReplaceAll(tmpl, name);
+  out = kNamespace.ReplaceAll(out, ns);
   auto fail = [&](const std::string& why) {
     return InvalidArgumentError("Unable to process the Ingress template(" + tmpl +
                                 "). Error: " + why);
@@ -323,8 +326,9 @@ StatusOr<std::string> RenderIngressTemplate(const std::string& tmpl, const std::
   if (out.find("{{") != std::string::npos) return fail("unknown placeholder in \"" + out + "\"");
   const std::string host = out.substr(0, out.find('/'));
   if (host.empty()) return fail("no host in \"" + out + "\"");
-  static const std::regex kHost("[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*(:[0-9]+)?");
-  if (!std::regex_match(host, kHost)) return fail("invalid host \"" + host + "\"");
+  static const Regex kHost = *Regex::Compile(
+      "[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*(:[0-9]+)?");
+  if (!kHost.FullMatch(host)) return fail("invalid host \"" + host + "\"");
   for (char c : out) {
     if (std::isspace(static_cast<unsigned char>(c))) return fail("whitespace in \"" + out + "\"");
   }

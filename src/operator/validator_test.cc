@@ -211,5 +211,23 @@ TEST(ValidatorTest, IngressTemplate) {
   EXPECT_FALSE(RenderIngressTemplate("bad host/x", "a", "b").ok());
 }
 
+// Issue 27: a 50,000-character spec.ingress.template overflowed std::regex's recursion and
+// crashed the operator on every restart. Long input is now just valid or invalid.
+TEST(ValidatorTest, Issue27LongIngressTemplateAndNameDoNotCrash) {
+  const std::string host(50000, 'a');
+  auto ok = RenderIngressTemplate(host + ".{{name}}/x", "n", "ns");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->size(), 50000u + 4);
+  std::string dotted;
+  for (int i = 0; i < 20000; ++i) dotted += "ab.";
+  EXPECT_TRUE(RenderIngressTemplate(dotted + "c", "n", "ns").ok());
+  EXPECT_FALSE(RenderIngressTemplate(host + "-", "n", "ns").ok());
+  std::string placeholders;
+  for (int i = 0; i < 10000; ++i) placeholders += "{{NAME}}";
+  EXPECT_EQ(RenderIngressTemplate(placeholders, "x", "ns")->size(), 10000u);
+  EXPECT_TRUE(ValidateDeploymentName(std::string(100000, 'a')).has_value());
+  EXPECT_FALSE(ValidateDeploymentName("abc-123").has_value());
+}
+
 }  // namespace
 }  // namespace trimtab::op

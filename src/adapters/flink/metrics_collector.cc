@@ -5,10 +5,10 @@
 #include <cstdlib>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <tuple>
 
 #include "adapters/flink/rest_client.h"
+#include "common/regex.h"
 
 namespace trimtab::adapters {
 namespace {
@@ -290,17 +290,18 @@ std::optional<double> ParseMetricValue(const Json& value) {
 }
 
 int CountSourcePartitions(const std::vector<std::string>& names) {
-  static const std::regex kKafka(
+  // RE2: metric names come from the Flink REST API, i.e. from the network (issue 27).
+  static const Regex kKafka = *Regex::Compile(
       R"(^.*\.KafkaSourceReader\.(kafkaCluster\.(.+)\.)?topic\.(.+)\.partition\.(\d+)\.currentOffset$)");
-  static const std::regex kPulsar(
-      R"(^.*\.PulsarConsumer\.(.+)-partition-(\d+)\..*\.numMsgsReceived$)");
+  static const Regex kPulsar =
+      *Regex::Compile(R"(^.*\.PulsarConsumer\.(.+)-partition-(\d+)\..*\.numMsgsReceived$)");
   std::set<std::tuple<std::string, std::string, std::string>> partitions;
-  std::smatch m;
+  std::vector<std::string> m;
   for (const std::string& n : names) {
-    if (std::regex_match(n, m, kKafka)) {
-      partitions.emplace(m[2].str(), m[3].str(), m[4].str());
-    } else if (std::regex_match(n, m, kPulsar)) {
-      partitions.emplace("pulsar", m[1].str(), m[2].str());
+    if (kKafka.FullMatch(n, &m)) {
+      partitions.emplace(m[1], m[2], m[3]);
+    } else if (kPulsar.FullMatch(n, &m)) {
+      partitions.emplace("pulsar", m[0], m[1]);
     }
   }
   return static_cast<int>(partitions.size());

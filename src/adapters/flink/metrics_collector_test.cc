@@ -359,5 +359,16 @@ TEST(SourcePartitionsTest, KafkaAndPulsarGauges) {
   EXPECT_EQ(CountSourcePartitions({}), 0);
 }
 
+// Issue 27: metric names come from the network; std::regex recursed per character.
+TEST(SourcePartitionsTest, Issue27HugeMetricNamesAreLinear) {
+  const std::string dots(200000, '.');
+  EXPECT_EQ(CountSourcePartitions({
+                "S.KafkaSourceReader.topic." + dots + ".partition.0.currentOffset",
+                "S.PulsarConsumer." + dots + "-partition-1." + dots + ".numMsgsReceived",
+                std::string(300000, 'x'),
+            }),
+            2);
+}
+
 }  // namespace
 }  // namespace trimtab::adapters

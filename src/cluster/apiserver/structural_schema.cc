@@ -3,11 +3,11 @@
 #include <cmath>
 #include <map>
 #include <memory>
-#include <regex>
 
 #include <nlohmann/json.hpp>
 
 #include "cluster/apiserver/schema_builder.h"
+#include "common/regex.h"
 
 namespace trimtab::cluster {
 namespace {
@@ -116,6 +116,14 @@ void CheckNode(const Json& s, const std::string& path, bool root, bool in_value_
   } else if (type == "array" && !in_value_validation) {
     causes->push_back(FieldCause("FieldValueRequired", path + ".items",
                                  "Required value: must be specified"));
+  }
+  if (auto p = s.find("pattern"); p != s.end() && p->is_string() && !p->get<std::string>().empty()) {
+    if (StatusOr<Regex> re = CachedRegex(p->get<std::string>()); !re.ok()) {
+      causes->push_back(FieldCause("FieldValueInvalid", path + ".pattern",
+                                   "Invalid value: " + p->dump() +
+                                       ": must be a valid regular expression, but isn't: " +
+                                       std::string(re.status().message())));
+    }
   }
   for (const char* key : {"anyOf", "allOf", "oneOf"}) {
     auto it = s.find(key);
@@ -229,19 +237,6 @@ bool TypeMatches(const std::string& type, const Json& v) {
   return true;
 }
 
-const std::regex* CompiledPattern(const std::string& pattern) {
-  thread_local std::map<std::string, std::unique_ptr<std::regex>> cache;
-  auto it = cache.find(pattern);
-  if (it != cache.end()) return it->second.get();
-  std::unique_ptr<std::regex> re;
-  try {
-    re = std::make_unique<std::regex>(pattern, std::regex::ECMAScript | std::regex::optimize);
-  } catch (const std::regex_error&) {
-    re = nullptr;  // an unsupported pattern is not enforced
-  }
-  return cache.emplace(pattern, std::move(re)).first->second.get();
-}
-
 std::string Field(const std::string& path) { return path.empty() ? "<root>" : path; }
 
 void Invalid(const std::string& path, const Json& value, const std::string& detail,
@@ -284,8 +279,10 @@ void ValidateString(const Json& s, const Json& v, const std::string& path,
     Invalid(path, v, f + " in body should be at least " + m->dump() + " chars long", causes);
   }
   if (auto p = s.find("pattern"); p != s.end() && p->is_string()) {
-    const std::regex* re = CompiledPattern(p->get<std::string>());
-    if (re != nullptr && !std::regex_search(str, *re)) {
+    // RE2 (linear time, as Go's regexp the apiserver uses). A CRD whose pattern does not
+    // compile is refused at CheckStructural; a stored one is not enforced.
+    StatusOr<Regex> re = CachedRegex(p->get<std::string>());
+    if (re.ok() && !re->PartialMatch(str)) {
       Invalid(path, v, f + " in body should match '" + p->get<std::string>() + "'", causes);
     }
   }

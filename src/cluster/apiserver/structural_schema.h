@@ -16,7 +16,11 @@
 // x-kubernetes-embedded-resource. anyOf/allOf/oneOf/not, format and CEL rules are accepted in
 // schemas but not evaluated.
 //
-// Thread-safety: free functions; compiled patterns are cached per thread.
+// Patterns are RE2 (common/regex.h): linear time on any value, as Go's regexp kube-apiserver
+// uses; a pattern that does not compile makes the schema invalid ("must be a valid regular
+// expression, but isn't: error parsing regexp: ...").
+//
+// Thread-safety: free functions; compiled patterns are cached process-wide.
 #pragma once
 
 #include <string>
