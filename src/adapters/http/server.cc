@@ -18,6 +18,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
@@ -229,6 +230,10 @@ class HttpServer::Impl {
 
   const HttpServerOptions& options() const { return options_; }
   const HttpHandler& handler() const { return handler_; }
+  HttpServerStats stats() const {
+    return {.accept_failures = accept_failures_.load(),
+            .accept_failure_logs = accept_failure_logs_.load()};
+  }
   bool stopping() const { return stopping_.load(); }
   int port() const { return port_; }
 
@@ -244,6 +249,10 @@ class HttpServer::Impl {
 
  private:
   void Accept();
+  // After a failed accept: log (at most once per options_.accept_error_log_interval) and retry
+  // after a delay that doubles from accept_retry_min to accept_retry_max. Without it a full
+  // descriptor table made the loop spin at 100 % CPU and log megabytes per second.
+  void AcceptFailed(const beast::error_code& ec);
 
   const HttpServerOptions options_;
   const HttpHandler handler_;
@@ -261,6 +270,13 @@ class HttpServer::Impl {
   std::vector<std::thread> threads_;
   std::atomic<bool> stopping_{false};
   int port_ = 0;
+  // Accept back-off; touched only on the acceptor's strand.
+  net::steady_timer accept_retry_timer_{acceptor_.get_executor()};
+  std::chrono::milliseconds accept_delay_{0};
+  std::chrono::steady_clock::time_point last_accept_log_{};
+  uint64_t suppressed_accept_logs_ = 0;
+  std::atomic<uint64_t> accept_failures_{0};
+  std::atomic<uint64_t> accept_failure_logs_{0};
 };
 
 namespace {
@@ -538,13 +554,40 @@ void HttpServer::Impl::Accept() {
   acceptor_.async_accept(net::make_strand(ioc_), [this](beast::error_code ec, tcp::socket socket) {
     if (ec) {
       if (ec == net::error::operation_aborted || stopping_) return;
-      spdlog::warn("http server: accept failed: {}", ec.message());
-    } else if (!stopping_) {
+      AcceptFailed(ec);
+      return;
+    }
+    accept_delay_ = std::chrono::milliseconds(0);
+    if (!stopping_) {
       beast::error_code opt_ec;
       socket.set_option(tcp::no_delay(true), opt_ec);
       std::make_shared<Session>(std::move(socket), this)->Start();
+      Accept();
     }
-    if (!stopping_) Accept();
+  });
+}
+
+void HttpServer::Impl::AcceptFailed(const beast::error_code& ec) {
+  accept_failures_.fetch_add(1);
+  accept_delay_ = accept_delay_.count() == 0
+                      ? options_.accept_retry_min
+                      : std::min(accept_delay_ * 2, options_.accept_retry_max);
+  const auto now = std::chrono::steady_clock::now();
+  if (accept_failure_logs_.load() == 0 ||
+      now - last_accept_log_ >= options_.accept_error_log_interval) {
+    accept_failure_logs_.fetch_add(1);
+    spdlog::warn("http server {}:{}: accept failed: {} ({} more since the last report); retrying "
+                 "in {} ms",
+                 options_.address, port_, ec.message(), suppressed_accept_logs_,
+                 accept_delay_.count());
+    last_accept_log_ = now;
+    suppressed_accept_logs_ = 0;
+  } else {
+    ++suppressed_accept_logs_;
+  }
+  accept_retry_timer_.expires_after(accept_delay_);
+  accept_retry_timer_.async_wait([this](beast::error_code timer_ec) {
+    if (!timer_ec && !stopping_) Accept();
   });
 }
 
@@ -556,6 +599,7 @@ void HttpServer::Impl::Stop() {
   net::post(acceptor_.get_executor(), [this] {
     beast::error_code ec;
     acceptor_.close(ec);
+    accept_retry_timer_.cancel();
   });
   std::vector<std::shared_ptr<Session>> live;
   {
@@ -600,6 +644,7 @@ StatusOr<std::unique_ptr<HttpServer>> HttpServer::Create(HttpServerOptions optio
 HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 HttpServer::~HttpServer() { Stop(); }
 int HttpServer::port() const { return impl_->port(); }
+HttpServerStats HttpServer::stats() const { return impl_->stats(); }
 std::string HttpServer::base_url() const {
   const std::string& a = impl_->options().address;
   bool v6 = a.find(':') != std::string::npos;

@@ -101,6 +101,17 @@ struct HttpServerOptions {
   size_t max_stream_backlog_bytes = 16 * 1024 * 1024;  // per stream, then the client is cut
   std::chrono::milliseconds stop_grace{2000};  // Stop(): how long in-flight work may finish
   std::chrono::seconds idle_timeout{120};      // keep-alive connections idle longer are closed
+  // A failed accept (EMFILE: the descriptor table is full) is retried after a delay that doubles
+  // from accept_retry_min to accept_retry_max and is logged at most once per interval (with the
+  // count of failures in between), so the loop neither spins nor floods the log.
+  std::chrono::milliseconds accept_retry_min{10};
+  std::chrono::milliseconds accept_retry_max{1000};
+  std::chrono::milliseconds accept_error_log_interval{10000};
+};
+
+struct HttpServerStats {
+  uint64_t accept_failures = 0;      // failed accept calls
+  uint64_t accept_failure_logs = 0;  // log lines written about them
 };
 
 class HttpServer {
@@ -115,6 +126,7 @@ class HttpServer {
 
   // The bound port (the chosen one when options.port was 0).
   int port() const;
+  HttpServerStats stats() const;
   // "http://127.0.0.1:PORT" (IPv6 addresses in brackets).
   std::string base_url() const;
   // Blocks until Stop() has finished.
