@@ -13,6 +13,7 @@ const PluginRegistry& BuiltinPlugins() {
         {"gang", NewGangPlugin},             {"nodeorder", NewNodeOrderPlugin},
         {"overcommit", NewOvercommitPlugin}, {"predicates", NewPredicatesPlugin},
         {"priority", NewPriorityPlugin},     {"proportion", NewProportionPlugin},
+        {"sla", NewSlaPlugin},
     };
     for (const auto& [name, factory] : builtins) r.Register(name, factory).IgnoreError();
     return r;

@@ -124,6 +124,7 @@ struct JobInfo {
   Resources min_resources;
   bool preemptable = false;       // volcano.sh/preemptable on the group (default false)
   bool preemptable_set = false;   // the annotation/label was given
+  int64_t sla_waiting_seconds = -1;  // volcano.sh/sla-waiting-time on the group; -1 = none
   PodGroupPhase phase = PodGroupPhase::kPending;  // status.phase (updated in session)
   PodGroupPhase input_phase = PodGroupPhase::kPending;
   std::string input_phase_name;  // as written ("" when absent)

@@ -119,7 +119,7 @@ const std::vector<std::string>& KnownActionNames() {
 const std::vector<std::string>& KnownPluginNames() {
   static const std::vector<std::string> names = {
       "binpack",  "capacity",  "conformance", "drf",        "gang",
-      "nodeorder", "overcommit", "predicates", "priority", "proportion"};
+      "nodeorder", "overcommit", "predicates", "priority", "proportion", "sla"};
   return names;
 }
 

@@ -255,6 +255,15 @@ Status ReadPodGroups(const std::vector<Json>& list, const SessionOptions& option
       job.preemptable_set = true;
       job.preemptable = ParseGoBool(*v, &b) && b;
     }
+    if (const std::string* v = AnnotationOrLabel(meta, kSlaWaitingTimeKey)) {
+      std::optional<int64_t> seconds = ParseGoDurationSeconds(*v);
+      if (seconds && *seconds >= 0) {
+        job.sla_waiting_seconds = *seconds;
+      } else {
+        snap->notes.push_back("snapshot: PodGroup " + job.key + ": " + kSlaWaitingTimeKey +
+                              " \"" + *v + "\" is not a duration; ignored");
+      }
+    }
     job.input_status = Field(pg, "status");
     std::string phase;
     TRIMTAB_RETURN_IF_ERROR(GetString(job.input_status, "phase", path + ": status", &phase));

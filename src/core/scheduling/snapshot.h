@@ -40,6 +40,7 @@ namespace trimtab::core::scheduling {
 
 inline constexpr char kGroupNameAnnotation[] = "scheduling.k8s.io/group-name";
 inline constexpr char kPreemptableKey[] = "volcano.sh/preemptable";
+inline constexpr char kSlaWaitingTimeKey[] = "volcano.sh/sla-waiting-time";
 inline constexpr char kTaskSpecKey[] = "volcano.sh/task-spec";
 inline constexpr char kTaskPriorityAnnotation[] = "volcano.sh/task-priority";
 

@@ -2,6 +2,7 @@
 // Not part of the engine's API.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -28,6 +29,9 @@ std::string StringOr(const Json& obj, const char* key, std::string fallback);
 const std::string* AnnotationOrLabel(const Json& meta, const char* key);
 // Go's strconv.ParseBool.
 bool ParseGoBool(std::string_view s, bool* out);
+// Go's time.ParseDuration ("30s", "1h30m", "1.5m", "500ms"), rounded up to whole seconds;
+// nullopt when `s` is not one.
+std::optional<int64_t> ParseGoDurationSeconds(std::string_view s);
 // The number after the last '-' of a pod name, -1 when none (Volcano's task name index).
 int64_t NameIndex(std::string_view name);
 PodGroupPhase PhaseFromName(const std::string& s);

@@ -2,6 +2,7 @@
 #include "core/scheduling/snapshot_internal.h"
 
 #include <algorithm>
+#include <cmath>
 #include <charconv>
 
 #include <nlohmann/json.hpp>
@@ -66,6 +67,49 @@ bool ParseGoBool(std::string_view s, bool* out) {
     return true;
   }
   return false;
+}
+
+std::optional<int64_t> ParseGoDurationSeconds(std::string_view s) {
+  // [+-]? (number unit)+ with units ns us µs ms s m h, or the bare "0".
+  if (s == "0") return 0;
+  double sign = 1;
+  if (!s.empty() && (s[0] == '+' || s[0] == '-')) {
+    sign = s[0] == '-' ? -1 : 1;
+    s.remove_prefix(1);
+  }
+  if (s.empty()) return std::nullopt;
+  double total = 0;
+  while (!s.empty()) {
+    size_t i = 0;
+    double whole = 0, frac = 0, scale = 1;
+    bool digits = false;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') whole = whole * 10 + (s[i++] - '0'), digits = true;
+    if (i < s.size() && s[i] == '.') {
+      ++i;
+      while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+        scale /= 10;
+        frac += (s[i++] - '0') * scale;
+        digits = true;
+      }
+    }
+    if (!digits) return std::nullopt;
+    size_t j = i;
+    while (j < s.size() && !(s[j] >= '0' && s[j] <= '9') && s[j] != '.') ++j;
+    const std::string_view unit = s.substr(i, j - i);
+    double seconds_per_unit = 0;
+    if (unit == "ns") seconds_per_unit = 1e-9;
+    else if (unit == "us" || unit == "\u00b5s" || unit == "\u03bcs") seconds_per_unit = 1e-6;
+    else if (unit == "ms") seconds_per_unit = 1e-3;
+    else if (unit == "s") seconds_per_unit = 1;
+    else if (unit == "m") seconds_per_unit = 60;
+    else if (unit == "h") seconds_per_unit = 3600;
+    else return std::nullopt;
+    total += (whole + frac) * seconds_per_unit;
+    s.remove_prefix(j);
+  }
+  const double seconds = sign * total;
+  if (seconds > 9.2e12 || seconds < -9.2e12) return std::nullopt;
+  return static_cast<int64_t>(std::ceil(seconds - 1e-9));
 }
 
 int64_t NameIndex(std::string_view name) {

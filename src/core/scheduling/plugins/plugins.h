@@ -24,6 +24,7 @@ PluginPtr NewOvercommitPlugin(const Json& args, const std::string& path);
 PluginPtr NewPredicatesPlugin(const Json& args, const std::string& path);
 PluginPtr NewNodeOrderPlugin(const Json& args, const std::string& path);
 PluginPtr NewBinpackPlugin(const Json& args, const std::string& path);
+PluginPtr NewSlaPlugin(const Json& args, const std::string& path);
 
 // Shared by proportion and overcommit: the part of a group's minResources not yet covered by
 // its allocated resources, per dimension minResources names (util.GetInqueueResource).
