@@ -69,22 +69,26 @@ struct LocalFlags {
 // first whose Handles() is true runs a pod): the simulated Flink JobManagers and TaskManagers
 // (docs/design/flink-pods.md), then pods of the trimtab image as real processes
 // (process_pod_runner.h). Add in-tree runners here.
+// The simulated Flink clusters also feed the metrics APIs (`metrics`, may be null): topics and
+// TaskManager CPU (docs/hpa-local.md).
 std::vector<cluster::runtime::PodRunnerFactory> InTreePodRunners(
     const LocalFlags& flags, const std::string& server_url,
-    const std::map<std::string, sim::flink::WorkloadEntry>& workloads) {
+    const std::map<std::string, sim::flink::WorkloadEntry>& workloads,
+    std::shared_ptr<cluster::metrics::LocalMetricsProvider> metrics) {
   cluster::runtime::PodRunnerFactory flink =
-      [data_dir = flags.data_dir, seed = flags.seed, server_url,
-       workloads](const cluster::runtime::RuntimeContext& context)
+      [data_dir = flags.data_dir, seed = flags.seed, server_url, workloads,
+       metrics](const cluster::runtime::RuntimeContext& context)
       -> StatusOr<std::shared_ptr<cluster::PodRunner>> {
     TRIMTAB_ASSIGN_OR_RETURN(std::unique_ptr<kube::KubeClient> client,
                              kube::KubeClient::Create({.server = server_url}, {}));
-    return std::shared_ptr<cluster::PodRunner>(
-        std::make_shared<sim::flink::FlinkPodRunner>(sim::flink::FlinkPodRunnerOptions{
-            .kube = std::shared_ptr<const kube::KubeClient>(std::move(client)),
-            .clock = context.clock,
-            .data_dir = data_dir,
-            .workloads = workloads,
-            .seed = seed}));
+    auto runner = std::make_shared<sim::flink::FlinkPodRunner>(sim::flink::FlinkPodRunnerOptions{
+        .kube = std::shared_ptr<const kube::KubeClient>(std::move(client)),
+        .clock = context.clock,
+        .data_dir = data_dir,
+        .workloads = workloads,
+        .seed = seed});
+    if (metrics) metrics->AddStreamingSource(runner);
+    return std::shared_ptr<cluster::PodRunner>(std::move(runner));
   };
   // Pods of the trimtab image (deploy/): the real binary as a child process.
   cluster::runtime::PodRunnerFactory process =
@@ -287,13 +291,15 @@ int RunLocal(const LocalFlags& flags) {
         return runtime ? runtime->PodLogs(pod, container) : std::string();
       }};
   options.feature_gates = *gates;
+  std::shared_ptr<cluster::metrics::LocalMetricsProvider> local_metrics;
   if (!flags.api_only) {
     auto metrics = MakeMetricsProvider(flags);
     if (!metrics.ok()) {
       std::fprintf(stderr, "trimtab local: %s\n", metrics.status().ToString().c_str());
       return 2;
     }
-    options.metrics = std::move(metrics).value();
+    local_metrics = std::move(metrics).value();
+    options.metrics = local_metrics;
   }
   auto server = cluster::ApiServer::Create(options);
   if (!server.ok() && flags.port < 0 && server.status().code() == StatusCode::kUnavailable &&
@@ -313,7 +319,8 @@ int RunLocal(const LocalFlags& flags) {
                                                       .pod_cidr = flags.pod_cidr,
                                                       .service_cidr = flags.service_cidr,
                                                       .pod_runners = InTreePodRunners(
-                                                          flags, (*server)->url(), workloads),
+                                                          flags, (*server)->url(), workloads,
+                                                          local_metrics),
                                                       .schedulers = InTreeSchedulers(*volcano_config),
                                                       .hpa = HpaOptions(*gates, *hpa_sync)});
     if (!created.ok()) {
@@ -323,6 +330,7 @@ int RunLocal(const LocalFlags& flags) {
     }
     runtime = std::move(created).value();
     runtime_for_logs->store(runtime.get());
+    if (local_metrics) local_metrics->AddStreamingSource(runtime->simulated_consumers());
   }
   // The Flink CRDs, so that FlinkDeployments apply right away (a CRD already there is kept),
   // and the operator. --api-only serves a bare API server: no CRDs, no operator.

@@ -11,6 +11,8 @@ namespace {
 constexpr char kResourceGroup[] = "metrics.k8s.io";
 constexpr char kExternalGroup[] = "external.metrics.k8s.io";
 constexpr char kVersion[] = "v1beta1";
+constexpr char kCustomGroup[] = "custom.metrics.k8s.io";
+constexpr char kCustomVersion[] = "v1beta2";
 
 std::vector<std::string> SplitPath(const std::string& path) {
   std::vector<std::string> out;
@@ -66,10 +68,11 @@ Json ListJson(const char* kind, const char* group, Json items) {
 }
 
 ResourceType AggregatedType(const char* group, std::string kind, std::string plural,
-                            bool namespaced, std::vector<std::string> verbs) {
+                            bool namespaced, std::vector<std::string> verbs,
+                            const char* version = kVersion) {
   ResourceType t;
   t.group = group;
-  t.version = kVersion;
+  t.version = version;
   t.kind = std::move(kind);
   t.list_kind = t.kind.ends_with("List") ? t.kind : t.kind + "List";
   t.plural = std::move(plural);
@@ -92,18 +95,27 @@ void RegisterMetricsApis(ResourceRegistry& registry, const MetricsProvider& prov
   for (const std::string& name : names) {
     registry.Put(AggregatedType(kExternalGroup, "ExternalMetricValueList", name, true, {"get"}));
   }
+  auto custom = provider.CustomMetricNames();
+  if (custom.empty()) custom.push_back({"pods", "custommetrics"});
+  for (const auto& [resource, metric] : custom) {
+    registry.Put(AggregatedType(kCustomGroup, "MetricValueList", resource + "/" + metric,
+                                resource != "namespaces" && resource != "nodes", {"get"},
+                                kCustomVersion));
+  }
 }
 
 std::optional<http::HttpResponse> MetricsApis::Serve(const http::HttpRequest& request) {
   std::vector<std::string> parts = SplitPath(request.path);
-  if (parts.size() < 4 || parts[0] != "apis" || parts[2] != kVersion) return std::nullopt;
-  const bool resource = parts[1] == kResourceGroup;
-  const bool external = parts[1] == kExternalGroup;
-  if (!resource && !external) return std::nullopt;
+  if (parts.size() < 4 || parts[0] != "apis") return std::nullopt;
+  const bool resource = parts[1] == kResourceGroup && parts[2] == kVersion;
+  const bool external = parts[1] == kExternalGroup && parts[2] == kVersion;
+  const bool custom = parts[1] == kCustomGroup && parts[2] == kCustomVersion;
+  if (!resource && !external && !custom) return std::nullopt;
   if (request.method != "GET") {
     return ErrorResponse(MethodNotAllowed(request.method + " is not allowed on " + parts[1]));
   }
   parts.erase(parts.begin(), parts.begin() + 3);
+  if (custom) return ServeCustom(request, parts);
   return resource ? ServeResourceMetrics(request, parts) : ServeExternal(request, parts);
 }
 
@@ -247,6 +259,103 @@ http::HttpResponse MetricsApis::ServeExternal(const http::HttpRequest& request,
                      {"value", v.value.String()}});
   }
   return JsonResponse(200, ListJson("ExternalMetricValueList", kExternalGroup, std::move(items)));
+}
+
+http::HttpResponse MetricsApis::ServeCustom(const http::HttpRequest& request,
+                                            const std::vector<std::string>& parts) {
+  // namespaces/<ns>/<resource>/<name|*>/<metric> | namespaces/<ns>/metrics/<metric> |
+  // <resource>/<name|*>/<metric>
+  std::string ns, resource, name, metric;
+  if (parts.size() == 5 && parts[0] == "namespaces") {
+    ns = parts[1], resource = parts[2], name = parts[3], metric = parts[4];
+  } else if (parts.size() == 4 && parts[0] == "namespaces" && parts[2] == "metrics") {
+    ns = parts[1], resource = "namespaces", name = parts[1], metric = parts[3];
+  } else if (parts.size() == 3 && parts[0] != "namespaces") {
+    resource = parts[0], name = parts[1], metric = parts[2];
+  } else {
+    return ErrorResponse(NotFoundError("the server could not find the requested resource"));
+  }
+  const auto query = [&](const char* key) {
+    return request.Query(key) ? *request.Query(key) : std::string();
+  };
+  auto objects_selector = LabelSelector::Parse(query("labelSelector"));
+  if (!objects_selector.ok()) {
+    return ErrorResponse(BadRequest(std::string(objects_selector.status().message())));
+  }
+  auto metric_selector = LabelSelector::Parse(query("metricLabelSelector"));
+  if (!metric_selector.ok()) {
+    return ErrorResponse(BadRequest(std::string(metric_selector.status().message())));
+  }
+  const std::string not_found = "the server could not find the metric " + metric + " for " + resource;
+
+  // The described kind: the served type of the group-resource, storage version first.
+  const size_t dot = resource.find('.');
+  const std::string plural = resource.substr(0, dot);
+  const std::string group = dot == std::string::npos ? "" : resource.substr(dot + 1);
+  std::optional<ResourceType> type;
+  for (const ResourceType& t : objects_->registry()->List()) {
+    if (t.aggregated || t.group != group || t.plural != plural || !t.served) continue;
+    if (!type || (t.storage_version && !type->storage_version)) type = t;
+  }
+  if (!type) return ErrorResponse(NotFoundError(not_found));
+
+  std::vector<std::string> names;
+  if (name == "*") {
+    auto listed = objects_->List(*type, ns, ListOptions{.labels = *objects_selector});
+    if (!listed.ok()) {
+      return ErrorResponse(InternalServerError("unable to list matching resources"));
+    }
+    for (const Json& object : listed->items) names.push_back(MetaString(object, "name"));
+  } else {
+    names.push_back(name);
+  }
+  const TimePoint now = objects_->clock()->Now();
+  auto values = provider_->Custom(ns, resource, metric, names, *metric_selector, now);
+  if (!values.ok()) {
+    if (values.status().code() == StatusCode::kNotFound) return ErrorResponse(NotFoundError(not_found));
+    return ErrorResponse(InternalServerError("unable to fetch metrics"));
+  }
+  std::map<std::string, const CustomValue*> by_name;
+  for (const CustomValue& v : *values) by_name[v.name] = &v;
+  Json items = Json::array();
+  for (const std::string& n : names) {
+    auto it = by_name.find(n);
+    if (it == by_name.end()) continue;
+    Json described = {{"kind", type->kind}, {"name", n}, {"apiVersion", type->group + "/" + type->version}};
+    if (type->namespaced) described["namespace"] = ns;
+    Json metric_id = {{"name", metric}};
+    if (!metric_selector->Empty()) {
+      Json match_labels = Json::object();
+      Json expressions = Json::array();
+      for (const LabelRequirement& r : metric_selector->requirements()) {
+        if (r.op == SelectorOp::kEquals || r.op == SelectorOp::kDoubleEquals) {
+          match_labels[r.key] = r.values.empty() ? "" : r.values.front();
+          continue;
+        }
+        const char* op = r.op == SelectorOp::kIn          ? "In"
+                         : r.op == SelectorOp::kNotIn     ? "NotIn"
+                         : r.op == SelectorOp::kExists    ? "Exists"
+                         : r.op == SelectorOp::kNotEquals ? "NotIn"
+                                                          : "DoesNotExist";
+        Json e = {{"key", r.key}, {"operator", op}};
+        if (!r.values.empty()) e["values"] = r.values;
+        expressions.push_back(std::move(e));
+      }
+      Json selector = Json::object();
+      if (!match_labels.empty()) selector["matchLabels"] = std::move(match_labels);
+      if (!expressions.empty()) selector["matchExpressions"] = std::move(expressions);
+      metric_id["selector"] = std::move(selector);
+    }
+    items.push_back({{"describedObject", std::move(described)},
+                     {"metric", std::move(metric_id)},
+                     {"timestamp", FormatRfc3339(it->second->timestamp)},
+                     {"value", it->second->value.String()}});
+  }
+  if (name != "*" && items.empty()) return ErrorResponse(NotFoundError(not_found + " " + name));
+  return JsonResponse(200, {{"kind", "MetricValueList"},
+                            {"apiVersion", std::string(kCustomGroup) + "/" + kCustomVersion},
+                            {"metadata", Json::object()},
+                            {"items", std::move(items)}});
 }
 
 }  // namespace trimtab::cluster

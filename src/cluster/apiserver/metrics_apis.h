@@ -7,6 +7,17 @@
 //       ?labelSelector=  ?fieldSelector= (metadata.name, metadata.namespace)
 //   GET /apis/external.metrics.k8s.io/v1beta1/namespaces/<ns>/<metric>?labelSelector=
 //                                                                              ExternalMetricValueList
+//   GET /apis/custom.metrics.k8s.io/v1beta2/namespaces/<ns>/<resource>/*/<metric>
+//       ?labelSelector= (objects) &metricLabelSelector= (series)              MetricValueList
+//   GET /apis/custom.metrics.k8s.io/v1beta2/namespaces/<ns>/<resource>/<name>/<metric>
+//                                                                              MetricValueList
+//
+// custom.metrics.k8s.io answers as prometheus-adapter (custom-metrics-apiserver) does: one
+// MetricValue per object with a value ({describedObject {kind, namespace, name, apiVersion
+// "<group>/<version>" ("/v1" for pods)}, metric {name, selector when given}, timestamp, value});
+// the objects of `*` are those the label selector lists; a metric the provider does not serve
+// for the resource is a 404 "the server could not find the metric M for R", a named object
+// without a value a 404 "... for R name".
 //
 // Answers are shaped as metrics-server and the adapters shape theirs (`kubectl top`, the HPA
 // controller and `kubectl get --raw` read them). A pod without metrics is left out of a list and
@@ -60,6 +71,13 @@ struct ExternalValue {
   TimePoint timestamp{};
 };
 
+// One object's custom metric value.
+struct CustomValue {
+  std::string name;  // the described object
+  Quantity value;
+  TimePoint timestamp{};
+};
+
 class MetricsProvider {
  public:
   virtual ~MetricsProvider() = default;
@@ -75,10 +93,25 @@ class MetricsProvider {
                                                         const std::string& metric,
                                                         const LabelSelector& selector,
                                                         TimePoint now) = 0;
+  // Custom metrics this provider serves, as {group-resource ("pods", "deployments.apps"),
+  // metric} pairs (discovery lists them as "<group-resource>/<metric>").
+  virtual std::vector<std::pair<std::string, std::string>> CustomMetricNames() const { return {}; }
+  // `metric` of the objects `names` of `group_resource` in `ns`, over the series `selector`
+  // matches; objects without a value are left out. NotFound when the metric is not served for
+  // that resource.
+  virtual StatusOr<std::vector<CustomValue>> Custom(const std::string& ns,
+                                                    const std::string& group_resource,
+                                                    const std::string& metric,
+                                                    const std::vector<std::string>& names,
+                                                    const LabelSelector& selector, TimePoint now) {
+    (void)ns, (void)names, (void)selector, (void)now;
+    return NotFoundError(metric + " of " + group_resource + " is not served");
+  }
 };
 
-// Adds the aggregated groups (metrics.k8s.io/v1beta1, external.metrics.k8s.io/v1beta1) to the
-// registry; external metrics as one resource per name, as prometheus-adapter lists them.
+// Adds the aggregated groups (metrics.k8s.io/v1beta1, external.metrics.k8s.io/v1beta1,
+// custom.metrics.k8s.io/v1beta2) to the registry; external metrics as one resource per name and
+// custom metrics as "<group-resource>/<metric>", as prometheus-adapter lists them.
 void RegisterMetricsApis(ResourceRegistry& registry, const MetricsProvider& provider);
 
 class MetricsApis {
@@ -94,6 +127,8 @@ class MetricsApis {
                                           const std::vector<std::string>& parts);
   http::HttpResponse ServeExternal(const http::HttpRequest& request,
                                    const std::vector<std::string>& parts);
+  http::HttpResponse ServeCustom(const http::HttpRequest& request,
+                                 const std::vector<std::string>& parts);
 
   ObjectService* objects_;
   std::shared_ptr<MetricsProvider> provider_;

@@ -1,6 +1,8 @@
 // The metrics APIs of the local API server with the local provider: PodMetrics from the usage
 // model (annotations, controller load, request defaults), NodeMetrics sums, discovery, 404s, and
-// external metrics with selectors (no match = an empty list, unknown metric = 404).
+// external metrics with selectors (no match = an empty list, unknown metric = 404); the built-in
+// topic metrics of a streaming source on external.metrics.k8s.io and custom.metrics.k8s.io, and
+// the CPU a source knows.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -135,8 +137,105 @@ TEST_F(MetricsApisTest, DiscoveryListsTheAggregatedGroups) {
   EXPECT_NE(std::find(kinds.begin(), kinds.end(), "NodeMetrics"), kinds.end());
   auto external = Get("/apis/external.metrics.k8s.io/v1beta1");
   ASSERT_EQ(external.status, 200);
-  EXPECT_EQ(external.body["resources"][0]["name"], "queue_depth");
-  EXPECT_EQ(external.body["resources"][0]["kind"], "ExternalMetricValueList");
+  std::vector<std::string> external_names;
+  for (const Json& r : external.body["resources"]) {
+    external_names.push_back(r["name"]);
+    EXPECT_EQ(r["kind"], "ExternalMetricValueList");
+  }
+  EXPECT_EQ(external_names, (std::vector<std::string>{"kafka_consumergroup_lag",
+                                                      "kafka_topic_records_in_per_second",
+                                                      "queue_depth"}));
+  auto custom = Get("/apis/custom.metrics.k8s.io/v1beta2");
+  ASSERT_EQ(custom.status, 200) << custom.raw;
+  std::vector<std::string> custom_names;
+  for (const Json& r : custom.body["resources"]) custom_names.push_back(r["name"]);
+  EXPECT_NE(std::find(custom_names.begin(), custom_names.end(), "pods/kafka_consumergroup_lag"),
+            custom_names.end());
+  EXPECT_NE(std::find(custom_names.begin(), custom_names.end(),
+                      "deployments.apps/kafka_consumergroup_lag"),
+            custom_names.end());
+}
+
+// A simulation with one topic of two partitions read by web-0 and web-1 (Deployment web), and
+// a known CPU for web-1.
+class FakeSource : public StreamingMetricsSource {
+ public:
+  std::vector<TopicSample> Topics(const std::string& ns, TimePoint) override {
+    if (ns != "default") return {};
+    TopicSample t;
+    t.topic = "orders";
+    t.consumer_group = "web";
+    t.labels = {{"deployment", "web"}};
+    t.records_in_per_second = 250;
+    t.partitions = {{0, 1000, 400, "web-0"}, {1, 900, 850, "web-1"}};
+    t.owner_resource = "deployments.apps";
+    t.owner_name = "web";
+    return {t};
+  }
+  std::map<std::string, double> PodCpu(const std::string&, TimePoint) override {
+    return {{"web-1", 0.75}};
+  }
+};
+
+TEST_F(MetricsApisTest, BuiltinTopicMetrics) {
+  provider_->AddStreamingSource(std::make_shared<FakeSource>());
+  auto lag = Get("/apis/external.metrics.k8s.io/v1beta1/namespaces/default/kafka_consumergroup_lag"
+                 "?labelSelector=topic%3Dorders");
+  ASSERT_EQ(lag.status, 200) << lag.raw;
+  ASSERT_EQ(lag.body["items"].size(), 2u);
+  EXPECT_EQ(lag.body["items"][0]["value"], "600");
+  EXPECT_EQ(lag.body["items"][0]["metricLabels"],
+            Json::parse(R"({"consumergroup": "web", "deployment": "web", "namespace": "default",
+                            "partition": "0", "topic": "orders"})"));
+  auto one = Get("/apis/external.metrics.k8s.io/v1beta1/namespaces/default/kafka_consumergroup_lag"
+                 "?labelSelector=partition%3D1");
+  ASSERT_EQ(one.body["items"].size(), 1u);
+  EXPECT_EQ(one.body["items"][0]["value"], "50");
+  auto rate = Get("/apis/external.metrics.k8s.io/v1beta1/namespaces/default/"
+                  "kafka_topic_records_in_per_second");
+  ASSERT_EQ(rate.body["items"].size(), 1u);
+  EXPECT_EQ(rate.body["items"][0]["value"], "250");
+  EXPECT_TRUE(Get("/apis/external.metrics.k8s.io/v1beta1/namespaces/other/kafka_consumergroup_lag")
+                  .body["items"]
+                  .empty());
+
+  // custom.metrics.k8s.io: per pod (the pods the label selector lists) and per Deployment.
+  RunningPod(Pod("web-0", Json::object(), Json::array({Container("app", "1", "")})));
+  RunningPod(Pod("web-1", Json::object(), Json::array({Container("app", "1", "")})));
+  auto pods = Get("/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/"
+                  "kafka_consumergroup_lag?labelSelector=app%3Dweb");
+  ASSERT_EQ(pods.status, 200) << pods.raw;
+  EXPECT_EQ(pods.body["kind"], "MetricValueList");
+  EXPECT_EQ(pods.body["apiVersion"], "custom.metrics.k8s.io/v1beta2");
+  ASSERT_EQ(pods.body["items"].size(), 2u);
+  EXPECT_EQ(pods.body["items"][0]["describedObject"],
+            Json::parse(R"({"kind": "Pod", "namespace": "default", "name": "web-0", "apiVersion": "/v1"})"));
+  EXPECT_EQ(pods.body["items"][0]["metric"], Json::parse(R"({"name": "kafka_consumergroup_lag"})"));
+  EXPECT_EQ(pods.body["items"][0]["value"], "600");
+  EXPECT_EQ(pods.body["items"][1]["value"], "50");
+  auto object = Get("/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/deployments.apps/web/"
+                    "kafka_consumergroup_lag?metricLabelSelector=partition%3D0");
+  ASSERT_EQ(object.status, 200) << object.raw;
+  ASSERT_EQ(object.body["items"].size(), 1u);
+  EXPECT_EQ(object.body["items"][0]["describedObject"]["apiVersion"], "apps/v1");
+  EXPECT_EQ(object.body["items"][0]["describedObject"]["kind"], "Deployment");
+  EXPECT_EQ(object.body["items"][0]["metric"]["selector"],
+            Json::parse(R"({"matchLabels": {"partition": "0"}})"));
+  EXPECT_EQ(object.body["items"][0]["value"], "600");
+  auto absent = Get("/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/deployments.apps/db/"
+                    "kafka_consumergroup_lag");
+  EXPECT_EQ(absent.status, 404);
+  EXPECT_EQ(absent.body["message"],
+            "the server could not find the metric kafka_consumergroup_lag for deployments.apps db");
+  auto unknown = Get("/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/nope");
+  EXPECT_EQ(unknown.status, 404);
+  EXPECT_EQ(unknown.body["message"], "the server could not find the metric nope for pods");
+
+  // The CPU the source knows replaces the default usage (10 % of the request).
+  auto usage = Get("/apis/metrics.k8s.io/v1beta1/namespaces/default/pods");
+  ASSERT_EQ(usage.body["items"].size(), 2u);
+  EXPECT_EQ(usage.body["items"][0]["containers"][0]["usage"]["cpu"], "100m");
+  EXPECT_EQ(usage.body["items"][1]["containers"][0]["usage"]["cpu"], "750m");
 }
 
 TEST_F(MetricsApisTest, ExternalMetricsWithSelectors) {

@@ -83,7 +83,7 @@ std::string OwnerKey(const PodView& v) {
 // Per-container usage (milli) of one resource for `pod`; `pod_share` is the pod's part of its
 // controller's load, when the controller declares one.
 std::vector<int64_t> Usage(const PodView& view, const Resource& r,
-                           std::optional<int64_t> pod_share) {
+                           std::optional<int64_t> pod_share, std::optional<int64_t> known) {
   const Json& containers = Containers(*view.pod);
   std::vector<int64_t> out(containers.size(), 0);
   std::vector<int64_t> requests;
@@ -95,6 +95,7 @@ std::vector<int64_t> Usage(const PodView& view, const Resource& r,
   const std::string pod_name = Metadata(*view.pod).value("name", "");
   std::optional<int64_t> pod_total =
       MilliOf(Annotation(view.pod, r.usage), pod_name + " " + r.usage);
+  if (!pod_total) pod_total = known;
   if (!pod_total) pod_total = pod_share;
   for (size_t i = 0; i < containers.size(); ++i) {
     const std::string cname = containers[i].value("name", "");
@@ -117,7 +118,8 @@ std::vector<int64_t> Usage(const PodView& view, const Resource& r,
 
 }  // namespace
 
-std::map<std::string, PodUsage> ModelPodUsages(const std::vector<PodView>& pods, TimePoint now) {
+std::map<std::string, PodUsage> ModelPodUsages(const std::vector<PodView>& pods, TimePoint now,
+                                               const std::map<std::string, int64_t>& known_cpu) {
   // Running pods per controller, for the load annotations.
   std::map<std::string, int> running_per_owner;
   for (const PodView& v : pods) {
@@ -139,8 +141,11 @@ std::map<std::string, PodUsage> ModelPodUsages(const std::vector<PodView>& pods,
         memory_share = *load / n;
       }
     }
-    const std::vector<int64_t> cpu = Usage(v, kCpu, cpu_share);
-    const std::vector<int64_t> memory = Usage(v, kMemory, memory_share);
+    const auto known = known_cpu.find(Metadata(*v.pod).value("name", ""));
+    const std::vector<int64_t> cpu =
+        Usage(v, kCpu, cpu_share,
+              known == known_cpu.end() ? std::nullopt : std::optional<int64_t>(known->second));
+    const std::vector<int64_t> memory = Usage(v, kMemory, memory_share, std::nullopt);
     PodUsage usage;
     usage.timestamp = now;
     for (size_t i = 0; i < containers.size(); ++i) {

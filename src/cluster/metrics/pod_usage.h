@@ -5,6 +5,8 @@
 //   cpu     1. `trimtab.dev/cpu-usage.<container>` on the pod (a quantity: "250m", "1.5")
 //           2. `trimtab.dev/cpu-usage` on the pod: the pod's total, split over its containers
 //              by their cpu requests (evenly when none has one)
+//           2b. the pod's cpu as a streaming source knows it (`known_cpu`, milli-cores: a
+//              simulated Flink TaskManager's busy time), split as in 2
 //           3. `trimtab.dev/cpu-load` on the pod's controller (a ReplicaSet; a Deployment's
 //              annotations are copied to its ReplicaSets without a rollout): a total load spread
 //              evenly over the controller's running pods, then split as in 2 — so scaling out
@@ -33,6 +35,7 @@ inline constexpr char kMemoryUsageAnnotation[] = "trimtab.dev/memory-usage";
 inline constexpr char kMemoryLoadAnnotation[] = "trimtab.dev/memory-load";
 
 // Usage of every Running pod of `pods` (one namespace), by pod name.
-std::map<std::string, PodUsage> ModelPodUsages(const std::vector<PodView>& pods, TimePoint now);
+std::map<std::string, PodUsage> ModelPodUsages(const std::vector<PodView>& pods, TimePoint now,
+                                               const std::map<std::string, int64_t>& known_cpu = {});
 
 }  // namespace trimtab::cluster::metrics

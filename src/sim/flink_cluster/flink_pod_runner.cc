@@ -1,10 +1,13 @@
 #include "sim/flink_cluster/flink_pod_runner.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <unistd.h>
 
 #include "sim/flink_cluster/jobmanager_process.h"
+#include "sim/key_groups.h"
 
 namespace trimtab::sim::flink {
 
@@ -199,6 +202,72 @@ std::shared_ptr<FlinkCluster> FlinkPodRunner::ClusterOf(const std::string& names
   std::lock_guard<std::mutex> lock(mu_);
   auto it = clusters_.find(namespace_name + "/" + pod_name);
   return it == clusters_.end() ? nullptr : it->second.lock();
+}
+
+std::vector<std::shared_ptr<FlinkCluster>> FlinkPodRunner::ClustersIn(const std::string& ns) const {
+  std::vector<std::shared_ptr<FlinkCluster>> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [key, weak] : clusters_) {
+    if (!key.starts_with(ns + "/")) continue;
+    if (auto cluster = weak.lock()) out.push_back(std::move(cluster));
+  }
+  return out;
+}
+
+std::vector<cluster::metrics::TopicSample> FlinkPodRunner::Topics(const std::string& ns, TimePoint) {
+  std::vector<cluster::metrics::TopicSample> out;
+  for (const auto& cluster : ClustersIn(ns)) {
+    cluster->Locked([&](ClusterState& s) {
+      const std::string& cluster_id = s.settings().cluster_id;
+      for (const std::unique_ptr<FlinkJob>& job : s.jobs()) {
+        const JobModel* model = job->model();
+        if (!model || IsTerminal(job->status())) continue;
+        const std::vector<VertexId>& sources = model->source_ids();
+        for (size_t si = 0; si < sources.size(); ++si) {
+          const JobVertexView* view = nullptr;
+          for (const JobVertexView& v : job->vertices()) {
+            if (v.spec_id == sources[si]) view = &v;
+          }
+          cluster::metrics::TopicSample t;
+          t.topic = sources[si];
+          t.consumer_group = cluster_id;
+          t.labels = {{"cluster", cluster_id}, {"job", job->name()}};
+          t.records_in_per_second = model->source_rate(static_cast<int>(si));
+          t.owner_resource = "flinkdeployments.flink.apache.org";
+          t.owner_name = cluster_id;
+          const std::vector<PartitionOffsets>& parts = model->partitions(static_cast<int>(si));
+          for (size_t p = 0; p < parts.size(); ++p) {
+            cluster::metrics::TopicPartitionSample sample{static_cast<int>(p), parts[p].end,
+                                                          std::min(parts[p].committed, parts[p].end), ""};
+            if (view && job->tasks_running()) {
+              const int subtask = KafkaPartitionOwner(view->spec_id, static_cast<int>(p), view->parallelism);
+              if (const TaskManagerInfo* tm = job->SubtaskTaskManager(subtask)) sample.consumer_pod = tm->id;
+            }
+            t.partitions.push_back(std::move(sample));
+          }
+          out.push_back(std::move(t));
+        }
+      }
+    });
+  }
+  return out;
+}
+
+std::map<std::string, double> FlinkPodRunner::PodCpu(const std::string& ns, TimePoint) {
+  std::map<std::string, double> out;
+  for (const auto& cluster : ClustersIn(ns)) {
+    cluster->Locked([&](ClusterState& s) {
+      const double cores = s.settings().task_manager.cpu;
+      for (const auto& [tm, metrics] : s.Metrics().taskmanagers) {
+        auto load = metrics.find("Status.JVM.CPU.Load");
+        if (load == metrics.end()) continue;
+        char* end = nullptr;
+        const double v = std::strtod(load->second.c_str(), &end);
+        if (end != load->second.c_str()) out[tm] = v * cores;
+      }
+    });
+  }
+  return out;
 }
 
 StatusOr<std::unique_ptr<cluster::PodProcess>> FlinkPodRunner::Start(const cluster::PodStartContext& context) {

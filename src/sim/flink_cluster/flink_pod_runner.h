@@ -22,6 +22,13 @@
 //
 // TaskManager pod (IsTaskManagerPod): a process that runs until terminated.
 //
+// Metrics (cluster::metrics::StreamingMetricsSource, read-only): Topics() are the sources of
+// every job of the running JobManagers of a namespace, from the job models (end, committed
+// offset and reading TaskManager per partition; produce rate; consumer group and `cluster`
+// label: the cluster id; `job` label: the job name; owner: the FlinkDeployment of that name);
+// PodCpu() is every TaskManager's Status.JVM.CPU.Load times its cpu, which follows the busy time
+// of its subtasks.
+//
 // Usage (`trimtab local`):
 //   auto runner = std::make_unique<FlinkPodRunner>(FlinkPodRunnerOptions{
 //       .kube = kube_client, .clock = &clock, .data_dir = data_dir,
@@ -44,6 +51,7 @@
 #include <nlohmann/json.hpp>
 
 #include "adapters/kube/kube_client.h"
+#include "cluster/metrics/streaming_source.h"
 #include "cluster/runtime/pod_runner.h"
 #include "common/clock.h"
 #include "sim/flink_cluster/flink_cluster.h"
@@ -80,7 +88,7 @@ struct FlinkPodRunnerOptions {
   uint64_t seed = 1;
 };
 
-class FlinkPodRunner final : public cluster::PodRunner {
+class FlinkPodRunner final : public cluster::PodRunner, public cluster::metrics::StreamingMetricsSource {
  public:
   explicit FlinkPodRunner(FlinkPodRunnerOptions options);
   ~FlinkPodRunner() override;
@@ -96,10 +104,16 @@ class FlinkPodRunner final : public cluster::PodRunner {
   // The cluster of the running JobManager pod namespace/name (null when none).
   std::shared_ptr<FlinkCluster> ClusterOf(const std::string& namespace_name, const std::string& pod_name) const;
 
+  // cluster::metrics::StreamingMetricsSource.
+  std::vector<cluster::metrics::TopicSample> Topics(const std::string& ns, TimePoint now) override;
+  std::map<std::string, double> PodCpu(const std::string& ns, TimePoint now) override;
+
   class JobManagerProcess;
 
  private:
   StatusOr<std::unique_ptr<cluster::PodProcess>> StartJobManager(const cluster::PodStartContext& context);
+  // The running clusters of the JobManager pods of `ns`.
+  std::vector<std::shared_ptr<FlinkCluster>> ClustersIn(const std::string& ns) const;
 
   FlinkPodRunnerOptions options_;
   std::shared_ptr<TopicRegistry> topics_;
