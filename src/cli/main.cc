@@ -11,8 +11,10 @@ int main(int argc, char** argv) {
       "trimtab - an autoscaling control plane for Apache Flink jobs on Kubernetes.\n\n"
       "It runs FlinkDeployment / FlinkSessionJob resources safely, scales them (Flink autoscaler\n"
       "per-vertex parallelism, HPA v2 replica semantics with behavior rules, a chain of policy\n"
-      "plugins), and compares scaling policies in virtual time. `trimtab local` runs all of it on\n"
-      "one machine. (Gang scheduling with PodGroups and Queues is not there yet.)",
+      "plugins), schedules each job as a gang (Volcano PodGroups and Queues: admitted whole or not\n"
+      "at all, queue limits, priority, whole-job preemption), and compares scaling policies in\n"
+      "virtual time. `trimtab local` runs all of it on one machine, with HPAs and a\n"
+      "Volcano-compatible scheduler; `trimtab operator` runs against a real cluster.",
       "trimtab"};
   app.require_subcommand(1);
   app.fallthrough();
