@@ -72,13 +72,17 @@ void Session::ForEach(const Point<Fn>& point, std::optional<bool> PluginOption::
 
 // ---- orders ----
 
-bool Session::JobOrderLess(const JobInfo& l, const JobInfo& r) const {
+int Session::JobOrderCompare(const JobInfo& l, const JobInfo& r) const {
   int res = 0;
   ForEach(job_order_, &PluginOption::enable_job_order, [&](size_t, const JobCompareFn& fn) {
     res = fn(l, r);
     return res == 0;
   });
-  if (res != 0) return res < 0;
+  return res;
+}
+
+bool Session::JobOrderLess(const JobInfo& l, const JobInfo& r) const {
+  if (const int res = JobOrderCompare(l, r); res != 0) return res < 0;
   if (l.creation != r.creation) return l.creation < r.creation;
   return l.key < r.key;  // Volcano's job UID is "namespace/name"
 }
@@ -118,6 +122,19 @@ bool Session::VictimQueueOrderLess(const QueueInfo& l, const QueueInfo& r,
   });
   if (res != 0) return res < 0;
   return !QueueOrderLess(l, r);
+}
+
+bool Session::VictimLess(const TaskInfo& l, const TaskInfo& r, const TaskInfo& preemptor) const {
+  if (l.job == r.job) return !TaskOrderLess(l, r);
+  if (l.job < 0 || r.job < 0) return l.job < 0;  // a task without a job goes first
+  const JobInfo& lj = snap_.jobs[l.job];
+  const JobInfo& rj = snap_.jobs[r.job];
+  if (preemptor.job >= 0 && lj.queue != rj.queue) {
+    return VictimQueueOrderLess(snap_.queues[lj.queue], snap_.queues[rj.queue],
+                                snap_.queues[snap_.jobs[preemptor.job].queue]);
+  }
+  if (const int cmp = JobOrderCompare(lj, rj); cmp != 0) return cmp > 0;
+  return !TaskOrderLess(l, r);
 }
 
 // ---- job predicates ----

@@ -9,6 +9,9 @@
 //                                       then job: creation, then job id (ns/name); task: name
 //                                       index, creation, uid; queue: creation, then name
 //   VictimQueueOrder                    first plugin deciding; else the reverse of QueueOrder
+//   victim order (VictimLess)           same job: reverse task order; other queues:
+//                                       VictimQueueOrder; same queue: reverse plugin job order,
+//                                       then reverse task order (BuildVictimsPriorityQueue)
 //   JobReady, Allocatable, Preemptive   AND over plugins (none -> true)
 //   Overused                            OR over plugins
 //   JobPipelined, JobEnqueueable        a Reject wins at once; a tier with a Permit -> true
@@ -153,10 +156,18 @@ class Session {
 
   // ---- combined extension points ----
   bool JobOrderLess(const JobInfo& l, const JobInfo& r) const;
+  // The plugins' job order alone: < 0 when `l` goes first, 0 when no plugin decides
+  // (Volcano's JobOrderCompareFn, without the creation/id fallback).
+  int JobOrderCompare(const JobInfo& l, const JobInfo& r) const;
   bool TaskOrderLess(const TaskInfo& l, const TaskInfo& r) const;
   bool QueueOrderLess(const QueueInfo& l, const QueueInfo& r) const;
   bool VictimQueueOrderLess(const QueueInfo& l, const QueueInfo& r,
                             const QueueInfo& preemptor) const;
+  // Whether victim `l` is evicted before victim `r` for `preemptor` (Volcano's
+  // BuildVictimsPriorityQueue): tasks of one job in reverse task order (lowest priority first);
+  // tasks of jobs in different queues by VictimQueueOrder; otherwise the job the plugins order
+  // last goes first, then reverse task order. Tasks without a job go before all others.
+  bool VictimLess(const TaskInfo& l, const TaskInfo& r, const TaskInfo& preemptor) const;
   bool JobReady(const JobInfo& job) const;
   bool JobPipelined(const JobInfo& job) const;
   bool JobStarving(const JobInfo& job) const;
@@ -184,6 +195,9 @@ class Session {
   // `check_resources` only the plugins' predicates run (backfill's PredicateForAllocateAction).
   std::vector<int> PredicateNodes(const TaskInfo& task, FitErrors* errors,
                                   bool check_resources = true);
+  // Nodes where evictions could make room for `task` (PredicateNodes with
+  // PredicateForPreempt): at most NumNodesToFind, from where the previous search stopped.
+  std::vector<int> PredicateNodesForPreempt(const TaskInfo& task);
   // Session.Allocate (backfill): place `task` at once and, when its job is ready, bind every
   // Allocated task of the job.
   void AllocateNow(TaskInfo& task, int node);
@@ -221,6 +235,10 @@ class Session {
   // returns false. (`flag` is the switch the point was compiled with; kept for readability.)
   template <typename Fn, typename Visit>
   void ForEach(const Point<Fn>& point, std::optional<bool> PluginOption::*flag, Visit visit) const;
+  // The rotating scan behind PredicateNodes: calls fits(node) from where the previous scan
+  // stopped until NumNodesToFind nodes fit or every node was tried.
+  template <typename Fits>
+  std::vector<int> ScanNodes(Fits fits);
   template <typename Fn, typename Arg>
   std::vector<int> Evictable(const Point<Fn>& point, std::optional<bool> PluginOption::*flag,
                              const Arg& arg, const std::vector<int>& candidates) const;

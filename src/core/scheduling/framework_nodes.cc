@@ -39,6 +39,28 @@ bool Session::PredicateForPreempt(const TaskInfo& task, const NodeInfo& node) co
   return !err.unresolvable;  // only unresolvable failures rule a node out for preemption
 }
 
+template <typename Fits>
+std::vector<int> Session::ScanNodes(Fits fits) {
+  std::vector<int> feasible;
+  const int n = static_cast<int>(snap_.nodes.size());
+  if (n == 0) return feasible;
+  const int want = NumNodesToFind();
+  const int start = last_processed_node_ % n;
+  int processed = 0;
+  for (; processed < n; ++processed) {
+    const int i = (start + processed) % n;
+    if (fits(i)) {
+      feasible.push_back(i);
+      if (static_cast<int>(feasible.size()) >= want) {
+        ++processed;
+        break;
+      }
+    }
+  }
+  last_processed_node_ = (start + processed) % n;
+  return feasible;
+}
+
 std::vector<int> Session::PredicateNodes(const TaskInfo& task, FitErrors* errors,
                                         bool check_resources) {
   std::vector<int> feasible;
@@ -64,21 +86,11 @@ std::vector<int> Session::PredicateNodes(const TaskInfo& task, FitErrors* errors
       }
     }
   }
-  const int want = NumNodesToFind();
-  const int start = last_processed_node_ % n;
-  int processed = 0;
-  for (; processed < n; ++processed) {
-    const int i = (start + processed) % n;
-    if (check(i)) {
-      feasible.push_back(i);
-      if (static_cast<int>(feasible.size()) >= want) {
-        ++processed;
-        break;
-      }
-    }
-  }
-  last_processed_node_ = (start + processed) % n;
-  return feasible;
+  return ScanNodes(check);
+}
+
+std::vector<int> Session::PredicateNodesForPreempt(const TaskInfo& task) {
+  return ScanNodes([&](int i) { return PredicateForPreempt(task, snap_.nodes[i]); });
 }
 
 void Session::ScoreNodes(const TaskInfo& task, const std::vector<int>& nodes,

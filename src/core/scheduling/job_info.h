@@ -92,6 +92,7 @@ struct TaskInfo {
   bool sch_gated = false;   // spec.schedulingGates not empty
   bool preempt_never = false;  // spec.preemptionPolicy: Never
   bool critical = false;    // system-cluster-critical / system-node-critical / kube-system
+  bool deleting = false;    // metadata.deletionTimestamp set: the pod is terminating
   std::string priority_class;  // spec.priorityClassName
   std::string nominated_node;  // status.nominatedNodeName
   const PodPlacement* placement = nullptr;  // never null after the snapshot

@@ -26,6 +26,7 @@ struct QueueInfo {
   bool capability_named[kMaxResourceDims] = {};  // which dims spec.capability names
   bool has_guarantee = false;
   Resources guarantee;       // spec.guarantee.resource
+  bool guarantee_named[kMaxResourceDims] = {};
   bool has_deserved = false;
   Resources deserved_spec;   // spec.deserved (capacity plugin)
   bool deserved_named[kMaxResourceDims] = {};

@@ -85,6 +85,11 @@ StatusOr<PluginOption> PluginOptionFromJson(const Json& j, const std::string& pa
   PluginOption p;
   TRIMTAB_RETURN_IF_ERROR(r.RequiredString("name", &p.name));
   if (!Known(KnownPluginNames(), p.name)) {
+    if (Known(UnsupportedVolcanoPluginNames(), p.name)) {
+      return InvalidArgumentError(r.FieldPath("name") + ": Volcano plugin \"" + p.name +
+                                  "\" is not supported by this engine (supported: " +
+                                  JoinNames(KnownPluginNames()) + "); remove it from the tier");
+    }
     return InvalidArgumentError(r.FieldPath("name") + ": unknown plugin \"" + p.name +
                                 "\" (known: " + JoinNames(KnownPluginNames()) + ")");
   }
@@ -123,6 +128,14 @@ const std::vector<std::string>& KnownPluginNames() {
   return names;
 }
 
+const std::vector<std::string>& UnsupportedVolcanoPluginNames() {
+  static const std::vector<std::string> names = {
+      "cdp",       "deviceshare", "extender",        "network-topology-aware", "nodegroup",
+      "numa-aware", "pdb",        "rescheduling",    "resource-strategy-fit",  "resourcequota",
+      "task-topology", "tdm",           "usage"};
+  return names;
+}
+
 const Json& SchedulerConfig::ActionArguments(std::string_view action) const {
   static const Json empty = Json::object();
   for (const auto& c : configurations) {
@@ -148,6 +161,11 @@ StatusOr<SchedulerConfig> SchedulerConfigFromJson(const Json& doc, std::string_v
     if (name.empty()) {
       return InvalidArgumentError(r.FieldPath("actions") + ": empty action name in \"" + actions +
                                   "\"");
+    }
+    if (name == "shuffle") {
+      return InvalidArgumentError(r.FieldPath("actions") +
+                                  ": Volcano action \"shuffle\" is not supported by this engine "
+                                  "(supported: " + JoinNames(KnownActionNames()) + ")");
     }
     if (!Known(KnownActionNames(), name)) {
       return InvalidArgumentError(r.FieldPath("actions") + ": unknown action \"" +

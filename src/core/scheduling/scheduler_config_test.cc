@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/scheduling/session.h"
+
 namespace trimtab::core::scheduling {
 namespace {
 
@@ -54,12 +56,38 @@ TEST(SchedulerConfigTest, ErrorsNameTheField) {
        "tiers[0].plugins[0].enableFoo"},
       {"tiers: []\n", "actions"},
       {"actions: \"allocate,,backfill\"\n", "empty action name"},
+      {"actions: allocate\ntiers:\n- plugins:\n  - name: sla\n",
+       "tiers[0].plugins[0].name: Volcano plugin \"sla\" is not supported by this engine"},
+      {"actions: allocate\ntiers:\n- plugins:\n  - name: network-topology-aware\n",
+       "Volcano plugin \"network-topology-aware\" is not supported"},
+      {"actions: \"allocate, shuffle\"\n", "Volcano action \"shuffle\" is not supported"},
   };
   for (const Case& c : cases) {
     auto parsed = ParseSchedulerConfig(c.text, "conf");
     ASSERT_FALSE(parsed.ok()) << c.text;
     EXPECT_NE(parsed.status().message().find(c.want), std::string::npos)
         << parsed.status().message();
+  }
+}
+
+// Volcano's CI config (actions with reclaim and preempt, capacity-free tiers) runs once its two
+// unsupported plugins are removed; capacity, preempt and reclaim create their instances.
+TEST(SchedulerConfigTest, EvictionActionsAndCapacityRun) {
+  for (const char* text : {
+           "actions: \"enqueue, allocate, backfill, reclaim, preempt\"\ntiers:\n"
+           "- plugins: [{name: priority}, {name: gang, enablePreemptable: false}, "
+           "{name: conformance}]\n"
+           "- plugins: [{name: overcommit}, {name: drf, enablePreemptable: false}, "
+           "{name: predicates, arguments: {predicate.DynamicResourceAllocationEnable: true}}, "
+           "{name: proportion}, {name: nodeorder}, {name: binpack}]\n",
+           "actions: \"enqueue, allocate, reclaim\"\ntiers:\n"
+           "- plugins: [{name: priority}, {name: gang}, {name: conformance}]\n"
+           "- plugins: [{name: drf}, {name: predicates}, {name: capacity}, {name: nodeorder}]\n",
+       }) {
+    auto config = ParseSchedulerConfig(text, "conf");
+    ASSERT_TRUE(config.ok()) << config.status().message();
+    auto result = RunSession(*config, ClusterObjects{}, SessionOptions{});
+    EXPECT_TRUE(result.ok()) << result.status().message();
   }
 }
 

@@ -142,6 +142,10 @@ Status ReadQueues(const std::vector<Json>& list, Snapshot* snap) {
       info.has_guarantee = true;
       TRIMTAB_RETURN_IF_ERROR(ResourcesFromJson(guarantee, sp + ".guarantee.resource",
                                                 &snap->names, &info.guarantee));
+      for (auto it = guarantee.begin(); it != guarantee.end(); ++it) {
+        int dim = snap->names.Find(it.key());
+        if (dim >= 0) info.guarantee_named[dim] = true;
+      }
     }
     const Json& deserved = Field(spec, "deserved");
     if (deserved.is_object() && !deserved.empty()) {

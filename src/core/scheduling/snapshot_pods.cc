@@ -81,6 +81,7 @@ Status ReadPods(const std::vector<Json>& list, const SessionOptions& options,
                     &t.nonzero_memory));
     t.best_effort = t.resreq.IsEmpty();
     t.status = StatusFromPod(phase, !node_name.empty(), deleting);
+    t.deleting = deleting;
     t.name_index = NameIndex(name);
     if (!node_name.empty()) t.node = snap->FindNode(node_name);
 

@@ -1,4 +1,4 @@
-// Admission accounting shared by proportion and overcommit.
+// Queue and admission accounting shared by proportion, capacity and overcommit.
 #include "core/scheduling/plugins/plugins.h"
 
 namespace trimtab::core::scheduling {
@@ -12,6 +12,32 @@ bool ReservesMinResources(const JobInfo& job) {
   if (!job.has_min_resources) return false;
   if (job.phase == PodGroupPhase::kInqueue) return true;
   return job.phase == PodGroupPhase::kRunning && job.AllocatedTaskNum() >= job.min_available;
+}
+
+Resources QueueCapability(const QueueInfo& q) {
+  Resources cap = Resources::Unlimited();
+  for (int d = 0; d < kMaxResourceDims; ++d) {
+    if (q.capability_named[d]) cap[d] = q.capability[d];
+  }
+  if (cap[kCpu] <= 0) cap[kCpu] = kUnlimited;
+  if (cap[kMemory] <= 0) cap[kMemory] = kUnlimited;
+  return cap;
+}
+
+Resources QueueRealCapability(const QueueInfo& q, const Resources& total,
+                              const Resources& total_guarantee) {
+  Resources real = Resources::ExceededPart(total, total_guarantee);
+  if (q.has_guarantee) real.Add(q.guarantee);
+  if (q.has_capability) real.MinDimension(QueueCapability(q));
+  return real;
+}
+
+std::string QuotaInsufficientMessage(const std::vector<std::string>& failed) {
+  std::string msg = "queue resource quota insufficient";
+  for (size_t i = 0; i < failed.size(); ++i) {
+    msg += (i == 0 ? ": insufficient " : ", insufficient ") + failed[i];
+  }
+  return msg;
 }
 
 }  // namespace trimtab::core::scheduling

@@ -29,6 +29,16 @@ PluginPtr NewSlaPlugin(const Json& args, const std::string& path);
 // Shared by proportion and overcommit: the part of a group's minResources not yet covered by
 // its allocated resources, per dimension minResources names (util.GetInqueueResource).
 Resources InqueueResource(const JobInfo& job, const Resources& allocated);
+// A queue's spec.capability as a limit: dimensions it does not name, and cpu or memory
+// <= 0, are unlimited (proportion's and capacity's reading of it).
+Resources QueueCapability(const QueueInfo& queue);
+// realCapability of a queue: min(capability, (total - sum of all guarantees)+ + own guarantee).
+Resources QueueRealCapability(const QueueInfo& queue, const Resources& total,
+                              const Resources& total_guarantee);
+// "queue resource quota insufficient: insufficient cpu, insufficient memory"
+// (util.FormatResourceNames), the admission plugins' PodGroup event.
+std::string QuotaInsufficientMessage(const std::vector<std::string>& failed);
+
 // Whether an Inqueue group, or a Running group with at least minMember allocated tasks,
 // reserves the rest of its minResources (both plugins' accounting at session open).
 bool ReservesMinResources(const JobInfo& job);

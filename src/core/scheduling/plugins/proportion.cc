@@ -41,9 +41,7 @@ class ProportionPlugin final : public Plugin {
         a.queue = q.id;
         a.weight = q.weight;
         if (q.has_guarantee) a.guarantee = q.guarantee;
-        a.real_capability = Resources::ExceededPart(total, total_guarantee);
-        a.real_capability.Add(a.guarantee);
-        if (q.has_capability) a.real_capability.MinDimension(Capability(q));
+        a.real_capability = QueueRealCapability(q, total, total_guarantee);
         attrs_[job.queue] = &a;
       }
       QueueAttr& a = *attrs_[job.queue];
@@ -75,16 +73,6 @@ class ProportionPlugin final : public Plugin {
   }
 
  private:
-  static Resources Capability(const QueueInfo& q) {
-    Resources cap = Resources::Unlimited();
-    for (int d = 0; d < kMaxResourceDims; ++d) {
-      if (q.capability_named[d]) cap[d] = q.capability[d];
-    }
-    if (cap[kCpu] <= 0) cap[kCpu] = kUnlimited;
-    if (cap[kMemory] <= 0) cap[kMemory] = kUnlimited;
-    return cap;
-  }
-
   void WaterFill(const Resources& total) {
     Resources remaining = total;
     std::vector<bool> meet(storage_.size(), false);
@@ -190,10 +178,7 @@ class ProportionPlugin final : public Plugin {
       if (r.LessEqualOnRequested(a->real_capability, job.min_resources, ssn.names(), &failed)) {
         return static_cast<int>(kPermit);
       }
-      std::string msg = "queue resource quota insufficient";
-      for (size_t i = 0; i < failed.size(); ++i) {
-        msg += (i == 0 ? ": insufficient " : ", insufficient ") + failed[i];
-      }
+      const std::string msg = QuotaInsufficientMessage(failed);
       JobInfo& mj = ssn.jobs()[job.id];
       mj.events.push_back({"Normal", "Unschedulable", msg});
       if (ssn.logging()) {
