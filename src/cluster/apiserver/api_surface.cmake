@@ -12,6 +12,7 @@ set(TRIMTAB_APISERVER_SURFACE_SRCS
   structural_schema.cc
   jsonpath.cc
   builtin_printers.cc
+  hpa_conversion.cc
   table.cc
   strategic_merge.cc)
 list(TRANSFORM TRIMTAB_APISERVER_SURFACE_SRCS PREPEND "${CMAKE_CURRENT_LIST_DIR}/")
@@ -23,7 +24,7 @@ trimtab_cc_library(
 
 set(TRIMTAB_APISERVER_SURFACE_TESTS
   builtin_types_test discovery_test openapi_test crd_test structural_schema_test table_test
-  strategic_merge_test)
+  strategic_merge_test hpa_conversion_test)
 foreach(test IN LISTS TRIMTAB_APISERVER_SURFACE_TESTS)
   trimtab_cc_test(NAME cluster_apiserver_${test} SRCS ${CMAKE_CURRENT_LIST_DIR}/${test}.cc
                   DEPS trimtab::cluster_apiserver_surface)

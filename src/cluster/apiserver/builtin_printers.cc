@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cluster/apiserver/auth/rbac_types.h"
+#include "cluster/apiserver/hpa_conversion.h"
 #include "cluster/apiserver/table.h"
 
 namespace trimtab::cluster {
@@ -502,7 +503,11 @@ std::optional<Json> BuiltinCell(const ResourceType& type, const PrinterColumn& c
       const Json& ref = At(obj, {"spec", "scaleTargetRef"});
       return S(At(ref, {"kind"})) + "/" + S(At(ref, {"name"}));
     }
-    if (col == "Targets") return HpaTargets(obj);
+    if (col == "Targets") {
+      if (S(At(obj, {"apiVersion"})) != "autoscaling/v1") return HpaTargets(obj);
+      auto v2 = HpaV1ToV2(obj);  // the columns are the same in every version, as upstream's
+      return v2.ok() ? HpaTargets(*v2) : std::string("<unknown>");
+    }
     if (col == "MinPods") {
       const Json& min = At(obj, {"spec", "minReplicas"});
       return min.is_number() ? std::to_string(I(min)) : std::string("<unset>");

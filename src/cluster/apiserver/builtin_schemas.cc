@@ -418,6 +418,23 @@ Json HorizontalPodAutoscaler() {
               "HorizontalPodAutoscaler is the configuration for a horizontal pod autoscaler.");
 }
 
+Json HorizontalPodAutoscalerV1() {
+  Json target_ref = Object({{"apiVersion", String()}, {"kind", String()}, {"name", String()}},
+                           {"kind", "name"});
+  Json spec = Object({{"scaleTargetRef", target_ref},
+                      {"minReplicas", Int32()},
+                      {"maxReplicas", Int32()},
+                      {"targetCPUUtilizationPercentage", Int32()}},
+                     {"scaleTargetRef", "maxReplicas"});
+  Json status = Object({{"observedGeneration", Int64()},
+                        {"lastScaleTime", Timestamp()},
+                        {"currentReplicas", Int32()},
+                        {"desiredReplicas", Int32()},
+                        {"currentCPUUtilizationPercentage", Int32()}});
+  return Kind({{"spec", spec}, {"status", status}},
+              "configuration of a horizontal pod autoscaler.");
+}
+
 Json CustomResourceDefinition() {
   Json names = Object({{"plural", String()},
                        {"singular", String()},

@@ -26,6 +26,8 @@ Json ServiceAccount();
 Json Lease();
 Json PriorityClass();
 Json HorizontalPodAutoscaler();
+// autoscaling/v1 HorizontalPodAutoscaler (stored as v2; hpa_conversion.h).
+Json HorizontalPodAutoscalerV1();
 Json CustomResourceDefinition();
 // autoscaling/v1 Scale (the scale subresource's body).
 Json Scale();

@@ -330,6 +330,15 @@ ResourceType HorizontalPodAutoscalers() {
   return t;
 }
 
+// Served for kubectl autoscale and older clients; stored as v2 (version_conversion.h).
+ResourceType HorizontalPodAutoscalersV1() {
+  ResourceType t = HorizontalPodAutoscalers();
+  t.version = "v1";
+  t.storage_version = false;
+  t.schema = builtin_schemas::HorizontalPodAutoscalerV1();
+  return t;
+}
+
 ResourceType CustomResourceDefinitions() {
   ResourceType t = Base("apiextensions.k8s.io", "v1", "CustomResourceDefinition",
                         "customresourcedefinitions", false);
@@ -351,7 +360,7 @@ std::vector<ResourceType> BuiltinTypes() {
   std::vector<ResourceType> types = {Namespaces(),      Pods(),           Services(),        ConfigMaps(),
           Secrets(),         CoreEvents(),     Nodes(),           EndpointsType(),
           ServiceAccounts(), Deployments(),    ReplicaSets(),     EventsV1(),
-          Leases(),          PriorityClasses(), HorizontalPodAutoscalers(),
+          Leases(),          PriorityClasses(), HorizontalPodAutoscalers(), HorizontalPodAutoscalersV1(),
           EndpointSlices(),  CustomResourceDefinitions()};
   for (ResourceType& t : auth::AuthResourceTypes()) types.push_back(std::move(t));
   return types;

@@ -125,6 +125,81 @@ TEST_F(ApiServerTest, UpstreamHpaBasicExampleIsAccepted) {
   EXPECT_EQ(r.status, 201) << r.raw;
 }
 
+constexpr char kHpasV1[] = "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers";
+
+TEST_F(ApiServerTest, HpaV1IsServedFromTheV2Objects) {
+  // What kubectl 1.32's `kubectl autoscale deployment web --min=2 --max=5 --cpu-percent=50`
+  // sends.
+  Json v1 = {{"apiVersion", "autoscaling/v1"},
+             {"kind", "HorizontalPodAutoscaler"},
+             {"metadata", {{"name", "web"}}},
+             {"spec",
+              {{"scaleTargetRef", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", "web"}}},
+               {"minReplicas", 2},
+               {"maxReplicas", 5},
+               {"targetCPUUtilizationPercentage", 50}}}};
+  auto created = Post(kHpasV1, v1);
+  ASSERT_EQ(created.status, 201) << created.raw;
+  EXPECT_EQ(created.body["apiVersion"], "autoscaling/v1");
+  EXPECT_EQ(created.body["spec"]["targetCPUUtilizationPercentage"], 50);
+  EXPECT_EQ(created.body["status"], Json::parse(R"({"currentReplicas": 0, "desiredReplicas": 0})"));
+
+  auto v2 = Get(std::string(kHpas) + "/web");
+  ASSERT_EQ(v2.status, 200);
+  EXPECT_EQ(v2.body["spec"]["metrics"], Json::parse(R"([{"type": "Resource", "resource":
+      {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}])"));
+
+  // A v2 client adds an External metric; a v1 client reads it in the annotation and writes the
+  // object back unchanged: nothing is lost.
+  Json updated = v2.body;
+  updated["spec"]["metrics"].push_back(
+      {{"type", "External"},
+       {"external", {{"metric", {{"name", "lag"}}}, {"target", {{"type", "Value"}, {"value", "100"}}}}}});
+  ASSERT_EQ(Put(std::string(kHpas) + "/web", updated).status, 200);
+  auto read_v1 = Get(std::string(kHpasV1) + "/web");
+  ASSERT_EQ(read_v1.status, 200);
+  EXPECT_EQ(read_v1.body["metadata"]["annotations"]["autoscaling.alpha.kubernetes.io/metrics"],
+            R"([{"type":"External","external":{"metricName":"lag","targetValue":"100"}}])");
+  auto put_v1 = Put(std::string(kHpasV1) + "/web", read_v1.body);
+  ASSERT_EQ(put_v1.status, 200) << put_v1.raw;
+  auto again = Get(std::string(kHpas) + "/web");
+  // As upstream's conversion: the annotation's metrics come first, then the cpu target.
+  ASSERT_EQ(again.body["spec"]["metrics"].size(), 2u);
+  EXPECT_EQ(again.body["spec"]["metrics"][0], updated["spec"]["metrics"][1]);
+  EXPECT_EQ(again.body["spec"]["metrics"][1], updated["spec"]["metrics"][0]);
+  EXPECT_FALSE(again.body["metadata"].contains("annotations"));
+
+  auto listed = Get(kHpasV1);
+  ASSERT_EQ(listed.status, 200);
+  ASSERT_EQ(listed.body["items"].size(), 1u);
+  EXPECT_EQ(listed.body["items"][0]["spec"]["targetCPUUtilizationPercentage"], 50);
+  EXPECT_EQ(Delete(std::string(kHpasV1) + "/web").status, 200);
+  EXPECT_EQ(Get(std::string(kHpas) + "/web").status, 404);
+}
+
+TEST_F(ApiServerTest, HpaV1ValidationAndDiscovery) {
+  // Validation is the v2 (internal) one, with its field paths, as on the kube-apiserver.
+  Json v1 = {{"apiVersion", "autoscaling/v1"},
+             {"kind", "HorizontalPodAutoscaler"},
+             {"metadata", {{"name", "bad"}}},
+             {"spec", {{"scaleTargetRef", Ref()}, {"minReplicas", 0}, {"maxReplicas", 3}}}};
+  auto invalid = Post(kHpasV1, v1);
+  ASSERT_EQ(invalid.status, 422) << invalid.raw;
+  EXPECT_EQ(invalid.body["details"]["causes"][0]["field"], "spec.minReplicas");
+  v1["spec"]["minReplicas"] = 1;
+  v1["spec"]["bogus"] = true;
+  EXPECT_EQ(Post(std::string(kHpasV1) + "?fieldValidation=Strict", v1).status, 400);
+
+  auto group = Get("/apis/autoscaling");
+  ASSERT_EQ(group.status, 200);
+  EXPECT_EQ(group.body["preferredVersion"]["version"], "v2");
+  ASSERT_EQ(group.body["versions"].size(), 2u);
+  EXPECT_EQ(group.body["versions"][1]["version"], "v1");
+  auto resources = Get("/apis/autoscaling/v1");
+  ASSERT_EQ(resources.status, 200);
+  EXPECT_EQ(resources.body["resources"][0]["name"], "horizontalpodautoscalers");
+}
+
 class HpaScaleToZeroTest : public ApiServerTest {
  protected:
   void SetUp() override {

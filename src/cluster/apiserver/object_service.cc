@@ -9,6 +9,7 @@
 #include "cluster/apiserver/object_meta.h"
 #include "cluster/apiserver/pod_priority_admission.h"
 #include "cluster/apiserver/service_ips.h"
+#include "cluster/apiserver/version_conversion.h"
 
 namespace trimtab::cluster {
 namespace {
@@ -165,6 +166,9 @@ std::string EncodeForStorage(const Json& object) {
 std::optional<Json> ObjectService::Decode(const KeyValue& kv, const ResourceType& type) const {
   Json object = Json::parse(kv.value, nullptr, /*allow_exceptions=*/false);
   if (!object.is_object()) return std::nullopt;
+  if (const VersionConversion* conversion = BuiltinConversion(type)) {
+    object = conversion->from_storage(object);
+  }
   object["apiVersion"] = type.GroupVersion();
   object["kind"] = type.kind;
   Meta(object)["resourceVersion"] = std::to_string(kv.mod_revision);
@@ -375,8 +379,34 @@ ApiResult<Json> ObjectService::PrepareCreate(const ResourceType& type, std::stri
   return Validate(type, std::move(object), options);
 }
 
+ApiResult<ResourceType> ObjectService::StorageTypeOf(const ResourceType& type,
+                                                     const VersionConversion& conversion) const {
+  auto storage = registry_->Find(type.group, conversion.storage_version, type.plural);
+  if (!storage) return InternalServerError("the storage version of " + type.plural + " is not served");
+  return std::move(*storage);
+}
+
+ApiResult<Json> ObjectService::ToStorageVersion(const ResourceType& type,
+                                                const VersionConversion& conversion,
+                                                const Json& object, const WriteOptions& options) {
+  auto checked = Validate(type, object, options, nullptr, /*spec_rules=*/false);
+  if (!checked.ok()) return checked;
+  auto converted = conversion.to_storage(*checked);
+  if (!converted.ok()) return BadRequest(std::string(converted.status().message()));
+  return std::move(*converted);
+}
+
 ApiResult<Json> ObjectService::Create(const ResourceType& type, std::string_view ns, Json object,
                                       const WriteOptions& options) {
+  if (const VersionConversion* conversion = BuiltinConversion(type)) {
+    auto storage = StorageTypeOf(type, *conversion);
+    if (!storage.ok()) return storage.error();
+    auto converted = ToStorageVersion(type, *conversion, object, options);
+    if (!converted.ok()) return converted;
+    auto created = Create(*storage, ns, std::move(*converted), options);
+    if (!created.ok()) return created;
+    return conversion->from_storage(*created);
+  }
   auto prepared = PrepareCreate(type, ns, std::move(object), options);
   if (!prepared.ok()) return prepared;
   Json& obj = *prepared;
@@ -420,6 +450,20 @@ ApiResult<Json> ObjectService::Update(const ResourceType& type, std::string_view
 ApiResult<Json> ObjectService::Modify(const ResourceType& type, std::string_view ns,
                                       std::string_view name, const Mutator& mutate,
                                       std::string_view subresource, const WriteOptions& options) {
+  if (const VersionConversion* conversion = BuiltinConversion(type)) {
+    auto storage = StorageTypeOf(type, *conversion);
+    if (!storage.ok()) return storage.error();
+    auto written = Modify(
+        *storage, ns, name,
+        [&](const Json& current) -> ApiResult<Json> {
+          auto desired = mutate(conversion->from_storage(current));
+          if (!desired.ok()) return desired;
+          return ToStorageVersion(type, *conversion, *desired, options);
+        },
+        subresource, options);
+    if (!written.ok()) return written;
+    return conversion->from_storage(*written);
+  }
   for (int attempt = 0; attempt < kMaxRetries; ++attempt) {
     auto current = Get(type, ns, name);
     if (!current.ok()) return current;
@@ -582,6 +626,13 @@ ApiResult<Json> ObjectService::WriteUpdate(const ResourceType& type, std::string
 ApiResult<DeleteOutcome> ObjectService::Delete(const ResourceType& type, std::string_view ns,
                                                std::string_view name,
                                                const DeleteOptions& options) {
+  if (const VersionConversion* conversion = BuiltinConversion(type)) {
+    auto storage = StorageTypeOf(type, *conversion);
+    if (!storage.ok()) return storage.error();
+    auto deleted = Delete(*storage, ns, name, options);
+    if (deleted.ok()) deleted->object = conversion->from_storage(deleted->object);
+    return deleted;
+  }
   for (int attempt = 0; attempt < kMaxRetries; ++attempt) {
     auto current = Get(type, ns, name);
     if (!current.ok()) return current.error();

@@ -83,6 +83,7 @@ struct ListOutput {
 inline constexpr std::string_view kSubresourceBinding = "binding";
 
 class ClusterIpAllocator;
+struct VersionConversion;
 
 class ObjectService {
  public:
@@ -139,6 +140,13 @@ class ObjectService {
                            const Json* old = nullptr, bool spec_rules = true);
   ApiResult<bool> CheckNamespace(const ResourceType& type, std::string_view ns,
                                  std::string_view name) const;
+  // A served version stored in another one (version_conversion.h): the storage version's type,
+  // and `object` converted to it after the served version's schema check (unknown fields per
+  // options.field_validation).
+  ApiResult<ResourceType> StorageTypeOf(const ResourceType& type,
+                                        const VersionConversion& conversion) const;
+  ApiResult<Json> ToStorageVersion(const ResourceType& type, const VersionConversion& conversion,
+                                   const Json& object, const WriteOptions& options);
   // Bookkeeping once an object has left storage (frees a Service's clusterIP).
   void OnRemoved(const ResourceType& type, const Json& object);
 

@@ -232,7 +232,9 @@ void WatchHub::Dispatch(const std::shared_ptr<Session>& session,
   if (session->closed()) return;
   const ResourceType& type = session->req.type;
   const KeyValue& kv = event->kv;
-  if (kv.mod_revision != decoded_revision_ || kv.key != decoded_key_) {
+  // Decoded per version: a served version may differ from the stored one (version_conversion.h).
+  if (kv.mod_revision != decoded_revision_ || kv.key != decoded_key_ ||
+      (decoded_ && (*decoded_)["apiVersion"] != type.GroupVersion())) {
     decoded_ = objects_->Decode(kv, type);
     decoded_revision_ = kv.mod_revision;
     decoded_key_ = kv.key;
