@@ -112,7 +112,7 @@ std::string_view DefaultSchedulerConfigText();
 // The action and plugin names this engine implements, sorted.
 const std::vector<std::string>& KnownActionNames();
 const std::vector<std::string>& KnownPluginNames();
-// Plugins Volcano has and this engine does not (sla, network-topology-aware, ...): a config
+// Plugins Volcano has and this engine does not (network-topology-aware, tdm, ...): a config
 // naming one is refused with a message saying so, not as a typo.
 const std::vector<std::string>& UnsupportedVolcanoPluginNames();
 

@@ -56,8 +56,8 @@ TEST(SchedulerConfigTest, ErrorsNameTheField) {
        "tiers[0].plugins[0].enableFoo"},
       {"tiers: []\n", "actions"},
       {"actions: \"allocate,,backfill\"\n", "empty action name"},
-      {"actions: allocate\ntiers:\n- plugins:\n  - name: sla\n",
-       "tiers[0].plugins[0].name: Volcano plugin \"sla\" is not supported by this engine"},
+      {"actions: allocate\ntiers:\n- plugins:\n  - name: tdm\n",
+       "tiers[0].plugins[0].name: Volcano plugin \"tdm\" is not supported by this engine"},
       {"actions: allocate\ntiers:\n- plugins:\n  - name: network-topology-aware\n",
        "Volcano plugin \"network-topology-aware\" is not supported"},
       {"actions: \"allocate, shuffle\"\n", "Volcano action \"shuffle\" is not supported"},
@@ -70,13 +70,13 @@ TEST(SchedulerConfigTest, ErrorsNameTheField) {
   }
 }
 
-// Volcano's CI config (actions with reclaim and preempt, capacity-free tiers) runs once its two
-// unsupported plugins are removed; capacity, preempt and reclaim create their instances.
+// Volcano's CI config (reclaim and preempt, sla in tier 1) runs once network-topology-aware, the
+// one plugin of it this engine lacks, is removed; capacity, preempt and reclaim create theirs.
 TEST(SchedulerConfigTest, EvictionActionsAndCapacityRun) {
   for (const char* text : {
            "actions: \"enqueue, allocate, backfill, reclaim, preempt\"\ntiers:\n"
            "- plugins: [{name: priority}, {name: gang, enablePreemptable: false}, "
-           "{name: conformance}]\n"
+           "{name: conformance}, {name: sla}]\n"
            "- plugins: [{name: overcommit}, {name: drf, enablePreemptable: false}, "
            "{name: predicates, arguments: {predicate.DynamicResourceAllocationEnable: true}}, "
            "{name: proportion}, {name: nodeorder}, {name: binpack}]\n",

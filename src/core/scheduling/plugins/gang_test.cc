@@ -64,7 +64,6 @@ TEST(GangPlugin, PreemptableTakesOnlyTheSurplus) {
     cluster.queues.push_back(TestQueue("default"));
     cluster.pod_groups.push_back(TestGroup("victim", c.min_member, "default", "Running"));
     cluster.pod_groups.push_back(TestGroup("p", 1));
-    std::vector<std::string> names;
     for (int i = 0; i < c.running; ++i) {
       cluster.pods.push_back(TestPod("victim-" + std::to_string(i), "victim", "1", "n1"));
     }
