@@ -64,9 +64,11 @@ TEST(BuiltinTypes, RegistersTheKindsKubectlNeeds) {
   EXPECT_TRUE(registry.Find("", "v1", "endpoints").has_value());
   EXPECT_TRUE(registry.Find("", "v1", "serviceaccounts").has_value());
   EXPECT_TRUE(registry.Find("discovery.k8s.io", "v1", "endpointslices").has_value());
-  // 17 workload and API kinds, 4 RBAC kinds and 6 authentication/authorization reviews.
+  // 18 workload and API kinds (HPAs in autoscaling/v2 and v1), 4 RBAC kinds and 6
+  // authentication/authorization reviews.
   EXPECT_TRUE(registry.Find("rbac.authorization.k8s.io", "v1", "clusterrolebindings").has_value());
-  EXPECT_EQ(registry.List().size(), 27u);
+  EXPECT_TRUE(registry.Find("autoscaling", "v1", "horizontalpodautoscalers").has_value());
+  EXPECT_EQ(registry.List().size(), 28u);
 }
 
 TEST(BuiltinTypes, EverySchemaIsStructural) {
