@@ -361,11 +361,63 @@ StatusOr<Envelope> DecodeEnvelope(std::string_view message) {
   return env;
 }
 
+StatusOr<int32_t> Int32(const ProtoField& f, std::string_view what) {
+  if (f.type != WireType::kVarint) {
+    return Malformed(std::string(what) + ": expected a varint field, got wire type " +
+                     std::to_string(static_cast<int>(f.type)));
+  }
+  return static_cast<int32_t>(static_cast<uint32_t>(f.varint));
+}
+
+// autoscaling/v1 HorizontalPodAutoscaler (what `kubectl autoscale` sends): 1 metadata,
+// 2 spec{1 scaleTargetRef{1 kind, 2 name, 3 apiVersion}, 2 minReplicas, 3 maxReplicas,
+// 4 targetCPUUtilizationPercentage}; status is not read (a create resets it).
+StatusOr<Json> DecodeHorizontalPodAutoscalerV1(std::string_view raw, Json out) {
+  ProtoReader r(raw);
+  while (!r.done()) {
+    TRIMTAB_ASSIGN_OR_RETURN(ProtoField f, r.Next());
+    if (f.number == 1) {
+      TRIMTAB_RETURN_IF_ERROR(DecodeMetadataField(f, &out));
+    } else if (f.number == 2) {
+      TRIMTAB_ASSIGN_OR_RETURN(std::string_view b, Bytes(f, "spec"));
+      Json spec = Json::object();
+      ProtoReader s(b);
+      while (!s.done()) {
+        TRIMTAB_ASSIGN_OR_RETURN(ProtoField g, s.Next());
+        if (g.number == 1) {
+          TRIMTAB_ASSIGN_OR_RETURN(std::string_view rb, Bytes(g, "spec.scaleTargetRef"));
+          Json ref = Json::object();
+          ProtoReader rr(rb);
+          while (!rr.done()) {
+            TRIMTAB_ASSIGN_OR_RETURN(ProtoField h, rr.Next());
+            if (h.number == 1) TRIMTAB_RETURN_IF_ERROR(SetString(h, "spec.scaleTargetRef.kind", "kind", &ref));
+            if (h.number == 2) TRIMTAB_RETURN_IF_ERROR(SetString(h, "spec.scaleTargetRef.name", "name", &ref));
+            if (h.number == 3) {
+              TRIMTAB_RETURN_IF_ERROR(SetString(h, "spec.scaleTargetRef.apiVersion", "apiVersion", &ref));
+            }
+          }
+          spec["scaleTargetRef"] = std::move(ref);
+        } else if (g.number == 2) {
+          TRIMTAB_ASSIGN_OR_RETURN(spec["minReplicas"], Int32(g, "spec.minReplicas"));
+        } else if (g.number == 3) {
+          TRIMTAB_ASSIGN_OR_RETURN(spec["maxReplicas"], Int32(g, "spec.maxReplicas"));
+        } else if (g.number == 4) {
+          TRIMTAB_ASSIGN_OR_RETURN(spec["targetCPUUtilizationPercentage"],
+                                   Int32(g, "spec.targetCPUUtilizationPercentage"));
+        }
+      }
+      out["spec"] = std::move(spec);
+    }
+  }
+  return out;
+}
+
 ApiError Unsupported(std::string what) {
   return UnsupportedMediaType(
       std::move(what) +
       "; this server decodes protobuf request bodies only for v1 Namespace, ConfigMap and "
-      "Secret and the authentication/authorization reviews and TokenRequest - send JSON instead, e.g. `kubectl create ... --dry-run=client -o yaml | "
+      "Secret, autoscaling/v1 HorizontalPodAutoscaler and the authentication/authorization "
+      "reviews and TokenRequest - send JSON instead, e.g. `kubectl create ... --dry-run=client -o yaml | "
       "kubectl apply -f -`");
 }
 
@@ -489,6 +541,8 @@ ApiResult<Json> DecodeProtobufBody(std::string_view body) {
     decoded = DecodeConfigMap(env->raw, std::move(shell));
   } else if (env->api_version == "v1" && env->kind == "Secret") {
     decoded = DecodeSecret(env->raw, std::move(shell));
+  } else if (env->api_version == "autoscaling/v1" && env->kind == "HorizontalPodAutoscaler") {
+    decoded = DecodeHorizontalPodAutoscalerV1(env->raw, std::move(shell));
   } else if (auto review = auth::DecodeAuthProtobuf(env->api_version, env->kind, env->raw)) {
     decoded = std::move(*review);
   } else {

@@ -217,6 +217,22 @@ TEST(ProtobufDecodeTest, DecodesFullObjectMetaAndOptionalFields) {
     "spec":{"finalizers":["kubernetes"]},"status":{"phase":"Active"}})"));
 }
 
+TEST(ProtobufDecodeTest, DecodesKubectlAutoscaleHorizontalPodAutoscaler) {
+  // `kubectl autoscale deployment web --min=2 --max=5 --cpu-percent=50` (kubectl 1.32).
+  std::string ref = Len(1, "Deployment") + Len(2, "web") + Len(3, "apps/v1");
+  std::string spec = Len(1, ref) + VarintField(2, 2) + VarintField(3, 5) + VarintField(4, 50);
+  std::string hpa = Len(1, Len(1, "web")) + Len(2, spec) + Len(3, VarintField(3, 0));
+  EXPECT_EQ(MustDecode(Envelope("autoscaling/v1", "HorizontalPodAutoscaler", hpa)), Json::parse(R"({
+    "apiVersion":"autoscaling/v1","kind":"HorizontalPodAutoscaler","metadata":{"name":"web"},
+    "spec":{"scaleTargetRef":{"kind":"Deployment","name":"web","apiVersion":"apps/v1"},
+            "minReplicas":2,"maxReplicas":5,"targetCPUUtilizationPercentage":50}})"));
+  EXPECT_EQ(DecodeProtobufBody(Envelope("autoscaling/v1", "HorizontalPodAutoscaler",
+                                        Len(2, Len(3, "x"))))
+                .error()
+                .code,
+            400);  // maxReplicas is not a varint
+}
+
 TEST(ProtobufDecodeTest, UnsupportedKindsAndEnvelopesAre415) {
   auto deployment = DecodeProtobufBody(Unhex(kDeploymentD1));
   ASSERT_FALSE(deployment.ok());

@@ -2,8 +2,10 @@
 """HorizontalPodAutoscalers on `trimtab local` with the real kubectl and the Python client: a
 Deployment whose load rises is scaled out and back within its behavior policies and windows,
 `kubectl get/describe hpa`, `kubectl top`, the upstream Flink operator's
-hpa-basic-hpa.yaml, validation errors, the metrics APIs through `kubectl get --raw`, and a
-restart of `trimtab local` in the middle of a scale-down that keeps the behavior limits.
+hpa-basic-hpa.yaml, validation errors, the metrics APIs through `kubectl get --raw`,
+`kubectl autoscale` (an autoscaling/v1 object), HPAs on the consumer lag of simulated topics
+(AverageValue and Value targets) with the per-pod lag on custom.metrics.k8s.io, and a restart of
+`trimtab local` in the middle of a scale-down that keeps the behavior limits.
 
 The cluster runs at --speed 10 with a 5 s HPA sync period (cluster time), so a minute of
 policy period is 6 s of wall time.
@@ -114,6 +116,59 @@ spec:
       stabilizationWindowSeconds: 0
       policies: [{type: Pods, value: 1, periodSeconds: 20}]
 """
+
+
+# Consumers of a simulated topic (docs/hpa-local.md "Simulated topics"): 900 records/s into 6
+# partitions, 200 records/s per pod. One pod falls behind by 700/s.
+CONSUMERS = """
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: NAME
+  annotations:
+    trimtab.dev/topic: TOPIC
+    trimtab.dev/topic-partitions: "6"
+    trimtab.dev/topic-produce-rate: "900"
+    trimtab.dev/consume-rate-per-pod: "200"
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: NAME}
+  template:
+    metadata:
+      labels: {app: NAME}
+    spec:
+      containers:
+      - name: consumer
+        image: registry.local/consumer:1.0
+"""
+
+# AverageValue: the group's total lag over the pods; Value: the total lag itself.
+LAG_HPA = """
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: NAME
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: NAME}
+  minReplicas: 1
+  maxReplicas: 5
+  metrics:
+  - type: External
+    external:
+      metric:
+        name: kafka_consumergroup_lag
+        selector: {matchLabels: {topic: TOPIC, consumergroup: NAME}}
+      target: TARGET
+"""
+
+
+def consumers(name, topic):
+    return CONSUMERS.replace("NAME", name).replace("TOPIC", topic)
+
+
+def lag_hpa(name, topic, target):
+    return LAG_HPA.replace("NAME", name).replace("TOPIC", topic).replace("TARGET", target)
 
 
 def ts(text):
@@ -242,6 +297,57 @@ def main():
             expect_in("NotFound", p.stderr)
         c.run("external.metrics.k8s.io is discoverable; unknown metrics are 404", external_api)
 
+        def kubectl_autoscale():
+            k.out("apply", "-n", NS, "-f", "-",
+                  stdin=WEB.replace("web", "api").replace("replicas: 2", "replicas: 1")
+                  .replace('"1200m"', '"100m"'))
+            out = k.out("autoscale", "deployment", "api", "-n", NS, "--min=2", "--max=5",
+                        "--cpu-percent=50")
+            expect_in("horizontalpodautoscaler.autoscaling/api autoscaled", out)
+            v1 = k.json("get", "horizontalpodautoscalers.v1.autoscaling", "api", "-n", NS)
+            expect(v1["apiVersion"] == "autoscaling/v1", v1)
+            expect(v1["spec"]["targetCPUUtilizationPercentage"] == 50, v1["spec"])
+            v2 = k.json("get", "hpa", "api", "-n", NS)
+            expect(v2["apiVersion"] == "autoscaling/v2", v2)
+            expect(v2["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"] == 50, v2)
+            row = [r for r in table_rows(k.out("get", "hpa", "-n", NS)) if r[0] == "api"][0]
+            expect(row[1] == "Deployment/api" and row[3].endswith("/50%") and row[4] == "2", row)
+            # The HPA acts on it: 1 replica is below minReplicas.
+            wait_until(lambda: replicas(k, "api") == 2, timeout=30, what="api raised to 2")
+            k.out("delete", "hpa", "api", "-n", NS)
+            k.out("delete", "deployment", "api", "-n", NS)
+        c.run("kubectl autoscale (autoscaling/v1) works and kubectl get hpa shows it",
+              kubectl_autoscale)
+
+        def lag_scales_consumers():
+            k.out("apply", "-n", NS, "-f", "-", stdin=consumers("orders", "orders"))
+            k.out("apply", "-n", NS, "-f", "-", stdin=consumers("clicks", "clicks"))
+            # Lag grows by 700/s at one pod. AverageValue 2k per pod and Value 6k in total both
+            # want more pods; 5 pods consume 1000/s > 900/s, so the lag drains.
+            k.out("apply", "-n", NS, "-f", "-",
+                  stdin=lag_hpa("orders", "orders", "{type: AverageValue, averageValue: 2k}"))
+            k.out("apply", "-n", NS, "-f", "-",
+                  stdin=lag_hpa("clicks", "clicks", "{type: Value, value: 6k}"))
+            raw = json.loads(k.out(
+                "get", "--raw", "/apis/external.metrics.k8s.io/v1beta1/namespaces/%s/"
+                "kafka_consumergroup_lag?labelSelector=topic%%3Dorders" % NS))
+            expect(len(raw["items"]) == 6, raw)
+            expect(sorted(raw["items"][0]["metricLabels"]) ==
+                   ["consumergroup", "deployment", "namespace", "partition", "topic"], raw)
+            wait_until(lambda: replicas(k, "orders") > 1 and replicas(k, "clicks") > 1,
+                       timeout=60, what="both consumer Deployments scaled out on lag")
+            for name in ["orders", "clicks"]:
+                ups = rescales(k, name)
+                expect_in("external metric kafka_consumergroup_lag", ups[0][2])
+            # The per-pod lag on custom.metrics.k8s.io follows the partition assignment.
+            raw = json.loads(k.out(
+                "get", "--raw", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/%s/pods/*/"
+                "kafka_consumergroup_lag?labelSelector=app%%3Dorders" % NS))
+            expect(raw["kind"] == "MetricValueList" and raw["items"], raw)
+            expect(raw["items"][0]["describedObject"]["apiVersion"] == "/v1", raw)
+        c.run("HPAs on a simulated topic's consumer lag scale consumers (AverageValue, Value)",
+              lag_scales_consumers)
+
         def python_client():
             try:
                 from kubernetes import client, config, dynamic
@@ -254,8 +360,9 @@ def main():
             hpas = dynamic.DynamicClient(api_client).resources.get(
                 api_version="autoscaling/v2", kind="HorizontalPodAutoscaler")
             items = hpas.get(namespace=NS).items
-            expect([h.metadata.name for h in items] == ["web"], [h.metadata.name for h in items])
-            expect(items[0].status.currentReplicas == 2, items[0].status)
+            names = [h.metadata.name for h in items]
+            expect(names == ["clicks", "orders", "web"], names)
+            expect(items[2].status.currentReplicas == 2, items[2].status)
             raw = api_client.call_api(
                 "/apis/external.metrics.k8s.io/v1beta1", "GET", response_type="object",
                 _return_http_data_only=True)
@@ -263,7 +370,15 @@ def main():
             raw = api_client.call_api(
                 "/apis/metrics.k8s.io/v1beta1/namespaces/%s/pods" % NS, "GET",
                 response_type="object", _return_http_data_only=True)
-            expect(raw["kind"] == "PodMetricsList" and len(raw["items"]) == 2, raw)
+            expect(raw["kind"] == "PodMetricsList" and
+                   len([i for i in raw["items"] if i["metadata"]["name"].startswith("web")]) == 2,
+                   raw)
+            raw = api_client.call_api(
+                "/apis/custom.metrics.k8s.io/v1beta2/namespaces/%s/deployments.apps/orders/"
+                "kafka_consumergroup_lag" % NS, "GET", response_type="object",
+                _return_http_data_only=True)
+            expect(raw["kind"] == "MetricValueList" and len(raw["items"]) == 1, raw)
+            expect(raw["items"][0]["describedObject"]["kind"] == "Deployment", raw)
         c.run("the Python client lists HPAs and reads the metrics APIs", python_client)
 
     finally:
