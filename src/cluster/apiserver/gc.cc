@@ -12,7 +12,7 @@ namespace trimtab::cluster {
 namespace {
 
 struct Node {
-  ResourceType type;
+  const ResourceType& type;  // in the pass's `types` map (one copy per kind, not per object)
   Json object;
   std::string uid;
   std::string ns;

@@ -33,7 +33,7 @@ std::optional<RequestInfo> ParseResourcePath(std::string_view path,
   std::vector<std::string> rest(parts.begin() + static_cast<std::ptrdiff_t>(i), parts.end());
   if (rest.empty()) return std::nullopt;
   if (rest[0] == "namespaces" && rest.size() >= 3 &&
-      registry.Find(info.group, info.version, rest[2]).has_value()) {
+      registry.Contains(info.group, info.version, rest[2])) {
     info.ns = rest[1];
     rest.erase(rest.begin(), rest.begin() + 2);
   }

@@ -40,6 +40,12 @@ std::optional<ResourceType> ResourceRegistry::Find(const std::string& group,
   return it->second;
 }
 
+bool ResourceRegistry::Contains(const std::string& group, const std::string& version,
+                                const std::string& plural) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return types_.count(Key(group, version, plural)) > 0;
+}
+
 std::optional<ResourceType> ResourceRegistry::FindByKind(const std::string& group,
                                                          const std::string& version,
                                                          const std::string& kind) const {

@@ -85,6 +85,10 @@ class ResourceRegistry {
 
   std::optional<ResourceType> Find(const std::string& group, const std::string& version,
                                    const std::string& plural) const;
+  // Whether Find would find the type, without copying it (request routing asks this for every
+  // request; a copy carries the whole schema).
+  bool Contains(const std::string& group, const std::string& version,
+                const std::string& plural) const;
   std::optional<ResourceType> FindByKind(const std::string& group, const std::string& version,
                                          const std::string& kind) const;
   std::vector<ResourceType> List() const;
