@@ -8,9 +8,12 @@
 // (Volcano-like PodGroups and Queues) plugs in beside it: it sees every pending pod of its
 // schedulerName at once, can keep informers on its own kinds through SchedulerContext::client,
 // asks for a new cycle when those change (request_cycle), and places a whole gang by returning
-// all of its bindings in one decision, or none of them. Bindings are carried out in order; the
-// API has no multi-object transaction, so a pod deleted meanwhile fails alone (it is logged and
-// the others stay bound, as with Volcano).
+// all of its bindings in one decision, or none of them. The loop carries bindings out on a small
+// pool of binder threads without waiting for them (kube-scheduler's asynchronous binding cycle):
+// the bindings of one group (PodBindingDecision::group, e.g. a gang) are POSTed in order by one
+// binder, different groups at once; until a binding is done the pod counts as assumed on its
+// node. The API has no multi-object transaction, so a pod deleted meanwhile fails alone (it is
+// logged, the others stay bound, as with Volcano, and the failed pod is offered again).
 //
 // Usage (a gang scheduler):
 //   class GangScheduler final : public Scheduler {
@@ -85,6 +88,9 @@ struct PodBindingDecision {
   std::string name;
   std::string uid;
   std::string node;
+  // Bindings with the same non-empty group are carried out in the order given, one after the
+  // other; "" = a group of its own.
+  std::string group;
 };
 
 // One pod that cannot be placed now.
@@ -97,7 +103,8 @@ struct PodUnschedulableDecision {
 };
 
 struct SchedulingDecision {
-  // Carried out in order: POST pods/binding, then a Scheduled event.
+  // Carried out asynchronously (in order within a group): POST pods/binding, then a Scheduled
+  // event; a failed binding is logged and its pod offered again at the next cycle.
   std::vector<PodBindingDecision> bindings;
   // PodScheduled=False with reason/message plus a FailedScheduling event; the pod is offered
   // again after a back-off (1 s doubling to 10 s) once the cluster changed, or after 5 minutes.
@@ -135,6 +142,10 @@ class Scheduler {
   // True: Schedule is called on every cycle, with no pending pods too (a batch scheduler whose
   // session also keeps the status of its own objects, as Volcano's runs every second).
   virtual bool RunsWithoutPending() const { return false; }
+  // How long from `now` until this scheduler wants its next Schedule call (a batch scheduler
+  // with a fixed session period). While positive, a cycle leaves this scheduler and its pods
+  // alone and the loop comes back when it is over; the default: at once.
+  virtual Duration NextCycleIn(TimePoint now) const { return Duration::zero(); }
 };
 
 }  // namespace trimtab::cluster::runtime

@@ -1,6 +1,7 @@
 #include "cluster/runtime/scheduling_loop.h"
 
 #include <algorithm>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -46,7 +47,9 @@ SchedulingLoop::SchedulingLoop(const kube::KubeClient* client, InformerSet* info
       clock_(clock),
       schedulers_(std::move(schedulers)),
       options_(options),
-      controller_("scheduler", clock, 1, [this](const std::string&) { return Cycle(); }) {
+      controller_("scheduler", clock, 1, [this](const std::string&) { return Cycle(); }),
+      dirty_(schedulers_.size(), 1),
+      wake_at_(schedulers_.size()) {
   informers_->Get(PodsGvr())->AddEventHandler(
       {.on_add = [this](const Json& p) { OnPodChange(nullptr, &p); },
        .on_update = [this](const Json& o, const Json& n) { OnPodChange(&o, &n); },
@@ -63,18 +66,26 @@ SchedulingLoop::SchedulingLoop(const kube::KubeClient* client, InformerSet* info
 SchedulingLoop::~SchedulingLoop() { Stop(); }
 
 Status SchedulingLoop::Start() {
-  SchedulerContext context{.client = client_,
-                           .clock = clock_,
-                           .events = events_,
-                           .request_cycle = [this] { Trigger(); },
-                           .pods = &informers_->Store(PodsGvr())};
-  for (auto& s : schedulers_) {
+  for (size_t i = 0; i < schedulers_.size(); ++i) {
+    const std::shared_ptr<Scheduler>& s = schedulers_[i];
+    SchedulerContext context{.client = client_,
+                             .clock = clock_,
+                             .events = events_,
+                             .request_cycle = [this, i] { TriggerFor(i); },
+                             .pods = &informers_->Store(PodsGvr())};
     Status started = s->Start(context);
     if (!started.ok()) {
       Stop();
       return started.WithContext("scheduler " + std::string(s->name()));
     }
     started_.push_back(s.get());
+  }
+  {
+    std::lock_guard<std::mutex> lock(bind_mu_);
+    binders_stopping_ = false;
+  }
+  for (int i = 0; i < std::max(1, options_.bind_workers); ++i) {
+    binders_.emplace_back([this] { BinderLoop(); });
   }
   controller_.Start();
   Trigger();
@@ -83,8 +94,39 @@ Status SchedulingLoop::Start() {
 
 void SchedulingLoop::Stop() {
   controller_.Stop();
+  {
+    std::lock_guard<std::mutex> lock(bind_mu_);
+    binders_stopping_ = true;
+    bind_queue_.clear();  // bindings not started yet are dropped; the pods stay pending
+  }
+  bind_cv_.notify_all();
+  for (std::thread& t : binders_) t.join();
+  binders_.clear();
   for (Scheduler* s : started_) s->Stop();
   started_.clear();
+}
+
+void SchedulingLoop::Trigger() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::fill(dirty_.begin(), dirty_.end(), 1);
+  }
+  controller_.Enqueue(kCycleKey);
+}
+
+void SchedulingLoop::TriggerFor(size_t index) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (index < dirty_.size()) dirty_[index] = 1;
+  }
+  controller_.Enqueue(kCycleKey);
+}
+
+size_t SchedulingLoop::OwnerOf(std::string_view scheduler_name) const {
+  for (size_t i = 0; i < schedulers_.size(); ++i) {
+    if (schedulers_[i]->Serves(scheduler_name)) return i;
+  }
+  return schedulers_.size();
 }
 
 void SchedulingLoop::ClusterChanged() {
@@ -113,7 +155,10 @@ void SchedulingLoop::OnPodChange(const Json* old_pod, const Json* new_pod) {
     std::lock_guard<std::mutex> lock(mu_);
     backoff_.erase(Str(*new_pod, {"metadata", "uid"}));  // changed spec: try again now
   }
-  if (!old_pod || At(*old_pod, {"spec"}) != At(*new_pod, {"spec"})) Trigger();
+  if (!old_pod || At(*old_pod, {"spec"}) != At(*new_pod, {"spec"})) {
+    const size_t owner = OwnerOf(Str(*new_pod, {"spec", "schedulerName"}));
+    if (owner < schedulers_.size()) TriggerFor(owner);  // nobody serves it: nothing to do
+  }
 }
 
 bool SchedulingLoop::Eligible(const Json& pod, TimePoint now, Duration* wait) {
@@ -132,16 +177,62 @@ bool SchedulingLoop::Eligible(const Json& pod, TimePoint now, Duration* wait) {
 }
 
 Result SchedulingLoop::Cycle() {
-  const TimePoint now = clock_->Now();
+  TimePoint now = clock_->Now();
+  // Which schedulers this cycle serves (see the header); the others keep their wake-ups.
+  std::vector<char> due(schedulers_.size(), 0);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = 0; i < schedulers_.size(); ++i) {
+      due[i] = dirty_[i] || (wake_at_[i] && now >= *wake_at_[i]);
+      dirty_[i] = 0;
+    }
+  }
+  std::optional<Duration> deferred;  // the earliest end of a NextCycleIn wait
+  for (size_t i = 0; i < schedulers_.size(); ++i) {
+    if (!due[i]) continue;
+    const Duration wait = schedulers_[i]->NextCycleIn(now);
+    if (wait <= Duration::zero()) continue;
+    due[i] = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      dirty_[i] = 1;  // still to do once the wait is over
+    }
+    if (!deferred || wait < *deferred) deferred = wait;
+  }
+  auto next_wake_of_all = [&]() -> Result {
+    std::optional<Duration> next = deferred;
+    for (const std::optional<TimePoint>& at : wake_at_) {
+      if (!at) continue;
+      const Duration d = std::max(Duration::zero(), *at - now);
+      if (!next || d < *next) next = d;
+    }
+    return next ? Result::After(*next) : Result::Done();
+  };
+  if (std::none_of(due.begin(), due.end(), [](char d) { return d != 0; })) {
+    return next_wake_of_all();
+  }
+
+  // Throttle (real time): triggers that arrive while we wait are served by this cycle.
+  const auto since_last = std::chrono::steady_clock::now() - last_cycle_end_;
+  if (since_last < options_.min_cycle_gap) {
+    std::this_thread::sleep_for(options_.min_cycle_gap - since_last);
+  }
+  struct CycleEnd {
+    std::chrono::steady_clock::time_point* at;
+    ~CycleEnd() { *at = std::chrono::steady_clock::now(); }
+  } cycle_end{&last_cycle_end_};
+
+  now = clock_->Now();
   auto nodes = informers_->Store(NodesGvr()).List(NodesGvr(), "", {});
   auto pods = informers_->Store(PodsGvr()).List(PodsGvr(), "", {});
   if (!nodes.ok() || !pods.ok()) return Result::Retry("reading the informer caches failed");
 
-  std::map<std::string, Json> by_uid;
-  for (const Json& p : *pods) by_uid[Str(p, {"metadata", "uid"})] = p;
-  std::optional<Duration> next_wake;
-  auto wake_in = [&](Duration d) {
-    if (!next_wake || d < *next_wake) next_wake = d;
+  std::map<std::string, const Json*> by_uid;  // into *pods
+  for (const Json& p : *pods) by_uid[Str(p, {"metadata", "uid"})] = &p;
+  // Per due scheduler: the earliest of its pods' back-offs, its retry_after.
+  std::vector<std::optional<Duration>> wake(schedulers_.size());
+  auto wake_in = [&](size_t i, Duration d) {
+    if (!wake[i] || d < *wake[i]) wake[i] = d;
   };
 
   ClusterSnapshot snapshot(*nodes, *pods);
@@ -150,8 +241,8 @@ Result SchedulingLoop::Cycle() {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto it = assumed_.begin(); it != assumed_.end();) {
       auto pod = by_uid.find(it->first);
-      bool settled = pod == by_uid.end() || !Str(pod->second, {"spec", "nodeName"}).empty() ||
-                     now - it->second.at > options_.assume_timeout;
+      bool settled = pod == by_uid.end() || !Str(*pod->second, {"spec", "nodeName"}).empty() ||
+                     (!it->second.in_flight && now - it->second.at > options_.assume_timeout);
       if (settled) {
         it = assumed_.erase(it);
       } else {
@@ -161,18 +252,12 @@ Result SchedulingLoop::Cycle() {
     }
     for (const Json& pod : *pods) {
       if (!IsPending(pod) || assumed_.count(Str(pod, {"metadata", "uid"}))) continue;
-      std::string wanted = Str(pod, {"spec", "schedulerName"});
-      size_t owner = schedulers_.size();
-      for (size_t i = 0; i < schedulers_.size(); ++i) {
-        if (schedulers_[i]->Serves(wanted)) {
-          owner = i;
-          break;
-        }
-      }
-      if (owner == schedulers_.size()) continue;  // nobody serves it: stays Pending quietly
+      const size_t owner = OwnerOf(Str(pod, {"spec", "schedulerName"}));
+      // Nobody serves it: stays Pending quietly. Not due: left for its scheduler's cycle.
+      if (owner == schedulers_.size() || !due[owner]) continue;
       Duration wait{0};
       if (!Eligible(pod, now, &wait)) {
-        wake_in(wait);
+        wake_in(owner, wait);
         continue;
       }
       pending[owner].push_back(pod);
@@ -180,50 +265,100 @@ Result SchedulingLoop::Cycle() {
   }
 
   for (size_t i = 0; i < schedulers_.size(); ++i) {
-    if (pending[i].empty() && !schedulers_[i]->RunsWithoutPending()) continue;
+    if (!due[i]) continue;
+    if (pending[i].empty() && !schedulers_[i]->RunsWithoutPending()) {
+      wake_at_[i] = wake[i] ? std::optional<TimePoint>(now + *wake[i]) : std::nullopt;
+      continue;
+    }
     std::sort(pending[i].begin(), pending[i].end(), HigherPriorityFirst);
     Scheduler& scheduler = *schedulers_[i];
     SchedulingDecision decision = scheduler.Schedule(snapshot, pending[i]);
-    for (const PodBindingDecision& b : decision.bindings) {
-      Bind(scheduler, b, by_uid);
-      auto pod = by_uid.find(b.uid);
-      if (pod != by_uid.end()) snapshot.Assume(pod->second, b.node);
+    // Assume every binding now, then hand them to the binders by group, in order.
+    std::vector<BindBatch> batches;
+    std::map<std::string, size_t> batch_of_group;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (PodBindingDecision& b : decision.bindings) {
+        auto found = by_uid.find(b.uid);
+        const Json pod = found == by_uid.end() ? Json() : *found->second;
+        if (!pod.is_null()) snapshot.Assume(pod, b.node);
+        backoff_.erase(b.uid);
+        assumed_[b.uid] = Assumed{.node = b.node, .at = now, .in_flight = true, .pod = pod};
+        size_t index = batches.size();
+        if (!b.group.empty()) index = batch_of_group.emplace(b.group, index).first->second;
+        if (index == batches.size()) batches.push_back(BindBatch{.scheduler = &scheduler});
+        batches[index].bindings.push_back(std::move(b));
+        batches[index].pods.push_back(pod);
+      }
+    }
+    if (!batches.empty()) {
+      {
+        std::lock_guard<std::mutex> lock(bind_mu_);
+        for (BindBatch& batch : batches) bind_queue_.push_back(std::move(batch));
+      }
+      bind_cv_.notify_all();
     }
     for (const PodUnschedulableDecision& u : decision.unschedulable) {
-      MarkUnschedulable(scheduler, u, by_uid, now);
-      wake_in(options_.initial_backoff);
+      auto pod = by_uid.find(u.uid);
+      MarkUnschedulable(scheduler, u, pod == by_uid.end() ? nullptr : pod->second, now);
+      wake_in(i, options_.initial_backoff);
     }
-    if (decision.retry_after) wake_in(*decision.retry_after);
+    if (decision.retry_after) wake_in(i, *decision.retry_after);
+    wake_at_[i] = wake[i] ? std::optional<TimePoint>(now + *wake[i]) : std::nullopt;
   }
-  return next_wake ? Result::After(*next_wake) : Result::Done();
+  return next_wake_of_all();
 }
 
-void SchedulingLoop::Bind(Scheduler& scheduler, const PodBindingDecision& b,
-                          const std::map<std::string, Json>& by_uid) {
+void SchedulingLoop::BinderLoop() {
+  for (;;) {
+    BindBatch batch;
+    {
+      std::unique_lock<std::mutex> lock(bind_mu_);
+      bind_cv_.wait(lock, [this] { return binders_stopping_ || !bind_queue_.empty(); });
+      if (binders_stopping_) return;
+      batch = std::move(bind_queue_.front());
+      bind_queue_.pop_front();
+    }
+    for (size_t i = 0; i < batch.bindings.size(); ++i) {
+      {
+        std::lock_guard<std::mutex> lock(bind_mu_);
+        if (binders_stopping_) return;
+      }
+      Bind(*batch.scheduler, batch.bindings[i], batch.pods[i]);
+    }
+  }
+}
+
+void SchedulingLoop::Bind(Scheduler& scheduler, const PodBindingDecision& b, const Json& pod) {
   Json binding = {{"apiVersion", "v1"},
                   {"kind", "Binding"},
                   {"metadata", {{"name", b.name}, {"namespace", b.ns}, {"uid", b.uid}}},
                   {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", b.node}}}};
   Status s = PostSubresource(*client_, PodsGvr(), b.ns, b.name, "binding", binding);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = assumed_.find(b.uid);
+    if (!s.ok()) {
+      if (it != assumed_.end()) assumed_.erase(it);  // offered again at the next cycle
+    } else if (it != assumed_.end()) {
+      it->second.in_flight = false;
+      it->second.at = clock_->Now();
+    }
+  }
   if (!s.ok()) {
     spdlog::info("{}: binding {}/{} to {} failed: {}", scheduler.name(), b.ns, b.name, b.node,
                  s.ToString());
+    Trigger();
     return;
   }
-  auto pod = by_uid.find(b.uid);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    backoff_.erase(b.uid);
-    assumed_[b.uid] = Assumed{b.node, clock_->Now(), pod == by_uid.end() ? Json() : pod->second};
-  }
-  if (pod != by_uid.end()) {
-    events_->Record(pod->second, {.component = std::string(scheduler.name())}, "Normal",
-                    "Scheduled", "Successfully assigned " + b.ns + "/" + b.name + " to " + b.node);
+  if (!pod.is_null()) {
+    events_->Record(pod, {.component = std::string(scheduler.name())}, "Normal", "Scheduled",
+                    "Successfully assigned " + b.ns + "/" + b.name + " to " + b.node);
   }
 }
 
 void SchedulingLoop::MarkUnschedulable(Scheduler& scheduler, const PodUnschedulableDecision& u,
-                                       const std::map<std::string, Json>& by_uid, TimePoint now) {
+                                       const Json* pod, TimePoint now) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     Backoff& b = backoff_[u.uid];
@@ -234,9 +369,8 @@ void SchedulingLoop::MarkUnschedulable(Scheduler& scheduler, const PodUnschedula
     b.retry_at = now + std::min(delay, options_.max_backoff);
     b.cluster_generation = cluster_generation_.load();
   }
-  auto pod = by_uid.find(u.uid);
-  if (pod == by_uid.end()) return;
-  Json conditions = At(pod->second, {"status", "conditions"});
+  if (!pod) return;
+  Json conditions = At(*pod, {"status", "conditions"});
   Json condition = {{"type", "PodScheduled"},
                     {"status", "False"},
                     {"lastProbeTime", nullptr},
@@ -251,8 +385,8 @@ void SchedulingLoop::MarkUnschedulable(Scheduler& scheduler, const PodUnschedula
                    u.ns, u.name, r.status().ToString());
     }
   }
-  events_->Record(pod->second, {.component = std::string(scheduler.name())}, "Warning",
-                  "FailedScheduling", u.message);
+  events_->Record(*pod, {.component = std::string(scheduler.name())}, "Warning", "FailedScheduling",
+                  u.message);
 }
 
 }  // namespace trimtab::cluster::runtime

@@ -25,6 +25,7 @@ QueueController::QueueController(const kube::KubeClient* client, Clock* clock,
                                  kube::Informer* queues, kube::Informer* pod_groups,
                                  std::string default_queue)
     : client_(client),
+      clock_(clock),
       queues_(queues),
       pod_groups_(pod_groups),
       default_queue_(std::move(default_queue)),
@@ -67,6 +68,11 @@ Result QueueController::Sync(const std::string& name) {
                            patched.status().ToString());
     }
   }
+  const TimePoint now = clock_->Now();
+  if (auto last = last_write_.find(name);
+      last != last_write_.end() && now < last->second + kCountsInterval) {
+    return Result::After(last->second + kCountsInterval - now);
+  }
   Json counts = {{"pending", 0}, {"inqueue", 0}, {"running", 0}, {"unknown", 0}, {"completed", 0}};
   int members = 0;
   auto groups = pod_groups_->store().List(PodGroupsGvr(), "", {});
@@ -89,6 +95,7 @@ Result QueueController::Sync(const std::string& name) {
     same = same && (have == *it || (have.is_null() && *it == 0));
   }
   if (same) return Result::Done();
+  last_write_[name] = now;
   auto written = client_->Patch(QueuesGvr(), "", name, kube::PatchType::kMerge,
                                 Json{{"status", status}}.dump(), {.subresource = "status"});
   if (!written.ok() && written.status().code() != StatusCode::kNotFound) {

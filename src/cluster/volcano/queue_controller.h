@@ -16,10 +16,14 @@
 //
 // Both informers belong to the caller and must not be started before this is constructed
 // (handlers are added in the constructor). Writes are merge patches of the status subresource
-// and of spec.parent, only when something differs.
+// and of spec.parent, only when something differs. The counts of one queue are written at most
+// once per `kCountsInterval` of cluster time (a burst of PodGroups, each a change, makes one
+// write a second, not one per PodGroup; the state follows the same write).
 //
 // Threading: one worker (a runtime Controller); handlers only enqueue.
 #pragma once
+
+#include <map>
 
 #include <string>
 
@@ -43,14 +47,19 @@ class QueueController {
   void Stop();
 
  private:
+  static constexpr Duration kCountsInterval = std::chrono::seconds(1);
+
   runtime::Result Sync(const std::string& queue);
   void EnqueueQueueOf(const Json& pod_group);
 
   const kube::KubeClient* client_;
+  Clock* clock_;
   kube::Informer* queues_;
   kube::Informer* pod_groups_;
   const std::string default_queue_;
   runtime::Controller controller_;
+  // When each queue's status was last written (the controller's one worker only).
+  std::map<std::string, TimePoint> last_write_;
 };
 
 }  // namespace trimtab::cluster::volcano

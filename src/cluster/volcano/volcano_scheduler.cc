@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <set>
+#include <map>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -14,6 +14,7 @@
 #include "cluster/volcano/status_writer.h"
 #include "cluster/volcano/volcano_crds.h"
 #include "core/scheduling/session.h"
+#include "core/scheduling/snapshot.h"
 
 namespace trimtab::cluster::volcano {
 
@@ -93,6 +94,14 @@ runtime::SchedulingDecision VolcanoScheduler::Schedule(const runtime::ClusterSna
   runtime::SchedulingDecision decision;
   decision.retry_after = options_.schedule_period;
   if (!informers_ || !context_.pods) return decision;
+  // One session per period, as Volcano opens them: the triggers in between (every pod created
+  // asks for a cycle) wait for the next one.
+  const TimePoint now = context_.clock->Now();
+  if (sessions_ > 0 && now < last_session_ + options_.schedule_period) {
+    decision.retry_after = last_session_ + options_.schedule_period - now;
+    return decision;
+  }
+  last_session_ = now;
   using Steady = std::chrono::steady_clock;
   const Steady::time_point started = Steady::now();
   auto list = [](const kube::ObjectStore& store) {
@@ -104,7 +113,6 @@ runtime::SchedulingDecision VolcanoScheduler::Schedule(const runtime::ClusterSna
       list(informers_->Store(QueuesGvr())), list(informers_->Store(PriorityClassesGvr())));
   const Steady::time_point built = Steady::now();
 
-  const TimePoint now = context_.clock->Now();
   core::scheduling::SessionOptions session{
       .scheduler_names = options_.scheduler_names,
       .default_queue = options_.default_queue,
@@ -139,16 +147,31 @@ runtime::SchedulingDecision VolcanoScheduler::Schedule(const runtime::ClusterSna
   last_error_.clear();
 
   // Bind only pods the loop offered as pending (never one it has just bound or is deleting).
-  std::set<std::string> offered;
-  for (const Json& pod : pending) offered.insert(Str(pod, {"metadata", "uid"}));
+  // A gang's bindings are one binding group: the loop POSTs them in order, gangs at once.
+  std::map<std::string, std::string> offered;  // uid -> "ns/group" ("" without a group)
+  for (const Json& pod : pending) {
+    const std::string group =
+        Str(pod, {"metadata", "annotations", core::scheduling::kGroupNameAnnotation});
+    offered.emplace(Str(pod, {"metadata", "uid"}),
+                    group.empty() ? "" : Str(pod, {"metadata", "namespace"}) + "/" + group);
+  }
   for (const core::scheduling::Bind& b : result->binds) {
-    if (!offered.count(b.pod.uid)) continue;
-    decision.bindings.push_back(runtime::PodBindingDecision{
-        .ns = b.pod.ns, .name = b.pod.name, .uid = b.pod.uid, .node = b.node});
+    auto it = offered.find(b.pod.uid);
+    if (it == offered.end()) continue;
+    decision.bindings.push_back(runtime::PodBindingDecision{.ns = b.pod.ns,
+                                                            .name = b.pod.name,
+                                                            .uid = b.pod.uid,
+                                                            .node = b.node,
+                                                            .group = it->second});
   }
   writer_->Apply(*result);
   account(decision.bindings.size());
   return decision;
+}
+
+Duration VolcanoScheduler::NextCycleIn(TimePoint now) const {
+  if (sessions_ == 0) return Duration::zero();
+  return std::max(Duration::zero(), last_session_ + options_.schedule_period - now);
 }
 
 VolcanoSessionStats VolcanoScheduler::stats() const {

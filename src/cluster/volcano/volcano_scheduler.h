@@ -10,11 +10,13 @@
 //   2. watches PodGroups, Queues and PriorityClasses (own informers; a change asks the loop for
 //      a cycle) and starts the queue controller (queue_controller.h) and the status writer
 //      (status_writer.h).
-// Every cycle (Schedule; the loop calls it every cycle, pending pods or not, and the scheduler
-// asks for the next one after `schedule_period`, as Volcano opens a session every second):
+// Every `schedule_period` (Schedule; the loop calls it every cycle, pending pods or not; a call
+// sooner than a period after the last session only asks for the next one, as Volcano opens a
+// session every second whatever happens in between):
 //   1. ClusterObjects from the snapshot, the runtime's pod cache (every pod) and its own caches;
 //   2. RunSession with the configuration;
-//   3. the binds go back to the loop as bindings (it POSTs pods/binding and records Scheduled);
+//   3. the binds go back to the loop as bindings, one binding group per gang (it POSTs
+//      pods/binding, a gang's in order, gangs at once, and records Scheduled);
 //      pipelined and unplaced pods are in neither list, so they stay pending without the
 //      loop's back-off and the next session sees the whole gang again;
 //   4. everything else (PodGroup status and events, Queue status.allocated, PodScheduled=False
@@ -76,6 +78,8 @@ class VolcanoScheduler final : public runtime::Scheduler {
   runtime::SchedulingDecision Schedule(const runtime::ClusterSnapshot& snapshot,
                                        const std::vector<Json>& pending) override;
   bool RunsWithoutPending() const override { return true; }
+  // Until a period after the last session.
+  Duration NextCycleIn(TimePoint now) const override;
 
   VolcanoSessionStats stats() const;
 
@@ -87,6 +91,7 @@ class VolcanoScheduler final : public runtime::Scheduler {
   std::unique_ptr<VolcanoStatusWriter> writer_;
   std::string last_error_;  // the last session error logged (loop thread only)
   int64_t sessions_ = 0;
+  TimePoint last_session_{};  // when the last session ran (loop thread only)
   mutable std::mutex stats_mu_;
   VolcanoSessionStats stats_;  // guarded by stats_mu_
 };
