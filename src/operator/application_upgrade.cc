@@ -65,6 +65,7 @@ StatusOr<JobUpgrade> FlinkDeploymentController::AvailableUpgrade(
   f.flink_version_changed = recorded.flink_version != p.resource.spec.flink_version;
   f.savepoint_dir_set = !SavepointDir(p.config).empty();
   f.upgrade_savepoint_path = st.job_status.upgrade_savepoint_path;
+  f.ha_has_checkpoint = ha.available && ha.has_checkpoint;
   f.now = deps_.clock->Now();
   f.job_start = MillisText(st.job_status.start_time);
   f.options = p.options;
@@ -112,25 +113,53 @@ Status FlinkDeploymentController::Suspend(DeploymentPass& p, SuspendMode mode, b
         StatusOr<Millis> t = core::flink::ParseFlinkDuration(flink_keys::kCheckpointTimeout, it->second);
         if (t.ok()) timeout = std::max(timeout, *t);
       }
+      // Write-ahead: the trigger (a client-chosen id, so the request is idempotent) is in the
+      // status before the job is asked to stop. An operator that dies from here on finds it and
+      // polls its result (job_observer.cc) instead of losing the savepoint.
+      api::SavepointInfo& info = job.savepoint_info;
+      const auto clear_trigger = [&info] {
+        info.trigger_id.clear();
+        info.trigger_timestamp = 0;
+        info.trigger_type.reset();
+        info.format_type.reset();
+      };
+      info.trigger_id = RandomHexId();
+      info.trigger_timestamp = ToUnixMillis(deps_.clock->Now());
+      info.trigger_type = api::SnapshotTriggerType::kUpgrade;
+      info.format_type = p.options.savepoint_format;
+      TRIMTAB_RETURN_IF_ERROR(WriteStatus(p));
       StatusOr<std::string> trigger = p.rest->StopWithSavepoint(
           job.job_id, {.target_directory = SavepointDir(p.config),
-                       .format_type = std::string(api::Name(p.options.savepoint_format))});
+                       .format_type = std::string(api::Name(p.options.savepoint_format)),
+                       .trigger_id = info.trigger_id});
       if (!trigger.ok()) {
+        clear_trigger();
         return UpgradeFailure(p, reasons::kSavepointError,
                               "Stop with savepoint failed: " + trigger.status().message());
       }
       StatusOr<std::string> path = WaitForSavepoint(*p.rest, job.job_id, *trigger, timeout);
       if (!path.ok()) {
+        if (path.status().code() == StatusCode::kDeadlineExceeded) {
+          // Still in progress: the trigger stays recorded and the observer polls it.
+          return Waiting(p, "the stop-with-savepoint " + *trigger + " of job " + job.job_id +
+                                " is still in progress");
+        }
+        clear_trigger();
         return UpgradeFailure(p, reasons::kSavepointError,
                               "Stop with savepoint failed: " + path.status().message());
       }
-      const api::Savepoint sp{ToUnixMillis(deps_.clock->Now()), *path,
-                              api::SnapshotTriggerType::kUpgrade, p.options.savepoint_format,
-                              std::nullopt};
-      job.savepoint_info.last_savepoint = sp;
-      job.savepoint_info.savepoint_history.push_back(sp);
+      // Recorded before anything acts on it: the savepoint is in the history and the restore
+      // path is known even if the operator dies right after this write.
+      clear_trigger();
+      RecordSavepoint(&st, api::Savepoint{ToUnixMillis(deps_.clock->Now()), *path,
+                                          api::SnapshotTriggerType::kUpgrade,
+                                          p.options.savepoint_format, std::nullopt});
       job.upgrade_savepoint_path = *path;
       job.state = std::string(js::kFinished);
+      p.job.Event(EventType::kNormal, reasons::kSavepointCompleted,
+                  "Savepoint completed (UPGRADE): " + *path, components::kJob,
+                  "SavepointCompleted" + *path);
+      TRIMTAB_RETURN_IF_ERROR(WriteStatus(p));
       return Status::Ok();
     }
     case SuspendMode::kCancel: {
@@ -293,6 +322,14 @@ Status FlinkDeploymentController::Restore(DeploymentPass& p, UpgradeMode restore
     path = job.upgrade_savepoint_path;
     if (path.empty() && job.savepoint_info.last_savepoint) path = job.savepoint_info.last_savepoint->location;
     if (path == kLastStateDummyPath) {
+      // The placeholder of a last-state deploy whose job never reported a newer state: the
+      // state is the HA metadata's checkpoint, which Flink restores for the same job id whatever
+      // execution.savepoint.path says. Only without it is the state unknown.
+      TRIMTAB_ASSIGN_OR_RETURN(HaMetadata ha, cluster_.ReadHaMetadata(p.ns(), p.name()));
+      if (ha.available && ha.has_checkpoint && IsHaEnabled(p.config)) {
+        spdlog::info("{}/{}: restoring from the HA metadata's latest checkpoint", p.ns(), p.name());
+        return Deploy(p, p.resource.spec, "", UpgradeMode::kLastState);
+      }
       return UpgradeFailure(p, reasons::kUpgradeFailed,
                             "Job is in terminal state but last checkpoint is unknown, possibly due "
                             "to an unrecoverable restore error. Manual restore required.");

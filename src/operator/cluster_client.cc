@@ -193,6 +193,26 @@ Status ClusterClient::Create(ClusterObjects objects) const {
   return Status::Ok();
 }
 
+StatusOr<std::vector<std::string>> ClusterClient::CreateMissingServices(
+    const ClusterObjects& objects) const {
+  std::vector<std::string> created;
+  for (const Json* service : {&objects.internal_service, &objects.rest_service}) {
+    const std::string ns = (*service)["metadata"].value("namespace", "");
+    const std::string name = kube::ObjectName(*service);
+    StatusOr<Json> existing = client_->Get(ServicesResource(), ns, name);
+    if (existing.ok()) continue;
+    if (existing.status().code() != StatusCode::kNotFound) {
+      return existing.status().WithContext("read Service " + ns + "/" + name);
+    }
+    StatusOr<Json> out = client_->Create(ServicesResource(), ns, *service);
+    if (!out.ok() && out.status().code() != StatusCode::kAlreadyExists) {
+      return out.status().WithContext("create Service " + ns + "/" + name);
+    }
+    created.push_back(name);
+  }
+  return created;
+}
+
 StatusOr<std::vector<std::string>> ClusterClient::SyncPreCreated(
     const std::vector<decorators::KubeObject>& objects, const std::string& deployment_name,
     const std::string& deployment_uid) const {

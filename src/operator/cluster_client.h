@@ -56,6 +56,13 @@ class ClusterClient {
   // objects of this call are deleted again and no Deployment exists: the error names the object.
   Status Create(ClusterObjects objects) const;
 
+  // Creates the Services of `objects` that do not exist, owned by `objects`' Deployment owner
+  // reference (WithDeploymentOwner first). Repairs a deploy that failed after the Deployment was
+  // created (a 403 on the Service, the process killed): the Services are pure functions of the
+  // spec, so creating them later is safe, while deleting the Deployment to start over would stop
+  // a JobManager that may already be restoring the job. Returns the names created.
+  StatusOr<std::vector<std::string>> CreateMissingServices(const ClusterObjects& objects) const;
+
   // Brings the pre-created objects of a running cluster up to date (a PodGroup's minMember and
   // minResources): creates a missing one, updates the spec of one the operator created when it
   // differs and sets its owner (the Deployment) when missing. Objects the operator did not create

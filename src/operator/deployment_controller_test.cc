@@ -81,6 +81,27 @@ TEST_F(ControllerTest, FirstDeployCreatesTheContractObjectsAndBecomesStable) {
   EXPECT_EQ(deployments_->status_recorder().WritesForTest(), writes);
 }
 
+// Issue 28 (found with RBAC): the first deploy failed after the JobManager Deployment was
+// created (403 creating the REST Service), and the next passes only waited for a JobManager
+// nobody could reach. The observer creates the Services that are missing.
+TEST_F(ControllerTest, ServicesMissingAfterAHalfFailedDeployAreCreated) {
+  ASSERT_TRUE(env_.Apply(AppYaml("sm", "savepoint")).ok());
+  ASSERT_TRUE(PassUntil("sm", [](const api::FlinkDeployment& fd) {
+    return fd.status.job_manager_deployment_status == api::JobManagerDeploymentStatus::kDeploying;
+  }));
+  for (const char* name : {"sm", "sm-rest"}) {
+    ASSERT_TRUE(env_.client()->Delete(ServicesResource(), "default", name, {}).ok());
+  }
+  Pass("sm");
+  for (const char* name : {"sm", "sm-rest"}) {
+    StatusOr<Json> svc = env_.client()->Get(ServicesResource(), "default", name);
+    ASSERT_TRUE(svc.ok()) << name << ": " << svc.status().ToString();
+    EXPECT_EQ((*svc)["metadata"]["ownerReferences"][0]["kind"], "Deployment") << name;
+  }
+  EXPECT_EQ(env_.Events("sm", "RecoverDeployment").size(), 2u);
+  StartAndStabilize("sm");
+}
+
 TEST_F(ControllerTest, ManualSavepointNonce) {
   const std::string job = DeployToStable(AppYaml("sm", "savepoint"), "sm");
   ASSERT_TRUE(env_.UpdateSpec(FlinkDeploymentsResource(), "sm", [](Json& spec) {

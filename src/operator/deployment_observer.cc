@@ -5,7 +5,9 @@
 #include <spdlog/spdlog.h>
 
 #include "adapters/flink/tcp_probe.h"
+#include "api/reconciled_spec.h"
 #include "operator/deployment_pass.h"
+#include "operator/flink_config_builder.h"
 #include "operator/flink_deployment_controller.h"
 #include "operator/jm_resources.h"
 #include "operator/job_observer.h"
@@ -71,6 +73,34 @@ bool FlinkDeploymentController::CheckIfAlreadyUpgraded(DeploymentPass& p) {
   return true;
 }
 
+void FlinkDeploymentController::RepairServices(DeploymentPass& p, const Json& deployment) {
+  api::FlinkDeploymentStatus& st = p.status();
+  StatusOr<api::FlinkDeploymentSpec> spec =
+      api::ParseRecordedDeploymentSpec(st.reconciliation_status.last_reconciled_spec);
+  if (!spec.ok()) return;
+  const api::FlinkConfiguration config =
+      EffectiveConfig(deps_.default_config, p.ns(), spec->flink_version, spec->flink_configuration);
+  api::ObjectMeta meta = p.resource.metadata;
+  meta.mutable_raw()["generation"] = st.observed_generation.value_or(p.generation);
+  StatusOr<api::FlinkConfiguration> deploy_config =
+      BuildDeployConfig(meta, *spec, config, {.job_id = st.job_status.job_id});
+  StatusOr<ClusterObjects> objects =
+      deploy_config.ok() ? BuildClusterObjects(meta, *spec, *deploy_config)
+                         : StatusOr<ClusterObjects>(deploy_config.status());
+  if (!objects.ok()) return;
+  WithDeploymentOwner(&*objects, p.name(), kube::ObjectUid(deployment));
+  StatusOr<std::vector<std::string>> created = cluster_.CreateMissingServices(*objects);
+  if (!created.ok()) {
+    spdlog::warn("{}/{}: {}", p.ns(), p.name(), created.status().ToString());
+    return;
+  }
+  for (const std::string& name : *created) {
+    p.job.Event(EventType::kNormal, reasons::kRecoverDeployment,
+                "Created the missing Service " + name + " of the JobManager",
+                components::kJobManagerDeployment);
+  }
+}
+
 Status FlinkDeploymentController::Observe(DeploymentPass& p) {
   api::FlinkDeploymentStatus& st = p.status();
   const api::ReconciliationState state = st.reconciliation_status.state;
@@ -109,8 +139,12 @@ Status FlinkDeploymentController::Observe(DeploymentPass& p) {
     snapshots = ObserveSnapshots(p.job);
     if (!snapshots.ok()) p.failure_reason = reasons::kUpgradeFailed;
   }
+  // (Not while an upgrade's stop-with-savepoint has no result: that error says what to do.)
+  const bool lost_upgrade_savepoint =
+      p.job.job_missing && !st.job_status.savepoint_info.trigger_id.empty() &&
+      st.job_status.savepoint_info.trigger_type == api::SnapshotTriggerType::kUpgrade;
   if (st.job_manager_deployment_status != JmStatus::kError && st.job_status.state != js::kFailed &&
-      IsStable(st)) {
+      IsStable(st) && !lost_upgrade_savepoint) {
     st.error.clear();
   }
   if (p.application()) AbandonSnapshots(p.job);
@@ -203,6 +237,7 @@ void FlinkDeploymentController::ObserveJobManager(DeploymentPass& p) {
     StatusOr<std::vector<Json>> pods = cluster_.JobManagerPods(p.ns(), p.name());
     if (pods.ok()) failure = ContainerFailure(*pods);
   }
+  RepairServices(p, deployment);
   if (!failure.empty()) {
     if (previous != JmStatus::kError) {
       const std::string reason = failure.substr(0, failure.find(':'));

@@ -378,7 +378,17 @@ Status FlinkDeploymentController::ReconcileSpec(DeploymentPass& p) {
   if (st.reconciliation_status.last_reconciled_spec.empty()) return FirstDeploy(p);
   if (p.application() && !st.job_status.savepoint_info.trigger_id.empty() &&
       !p.options.ignore_pending_savepoint) {
-    return Status::Ok();  // a savepoint is pending: not ready to reconcile
+    // A savepoint is pending: not ready to reconcile, unless the user redeploys from a
+    // savepoint of their choice (the way out of a stop-with-savepoint whose result was lost).
+    const std::optional<int64_t> redeploy = p.resource.spec.job->savepoint_redeploy_nonce;
+    if (!redeploy || redeploy == JobNonce(LastReconciledSpec(st), "savepointRedeployNonce")) {
+      return Status::Ok();
+    }
+    api::SavepointInfo& info = st.job_status.savepoint_info;
+    info.trigger_id.clear();
+    info.trigger_timestamp = 0;
+    info.trigger_type.reset();
+    info.format_type.reset();
   }
   RunAutoscaler(p);
   const Json recorded = LastReconciledSpec(st);
@@ -425,8 +435,9 @@ Status FlinkDeploymentController::ReconcileOtherChanges(DeploymentPass& p) {
     if (st.job_status.state == js::kFailed && p.options.job_restart_failed &&
         recorded_state == api::JobState::kRunning) {
       // Restart the failed job from its last known state.
-      const api::UpgradeMode mode = p.resource.spec.job->upgrade_mode == api::UpgradeMode::kStateless ||
-                                            st.job_status.upgrade_savepoint_path.empty()
+      // A stateful job restarts from its newest state (Restore reads it from the failed job's
+      // checkpoint history, else the recorded savepoint), never from empty state.
+      const api::UpgradeMode mode = p.resource.spec.job->upgrade_mode == api::UpgradeMode::kStateless
                                         ? api::UpgradeMode::kStateless
                                         : api::UpgradeMode::kSavepoint;
       st.error.clear();

@@ -36,11 +36,11 @@ TEST_F(UpgradeTest, SavepointUpgradeStopsWithSavepointAndRestoresFromIt) {
   ReconcileResult r = Pass("sm");
   EXPECT_EQ(r.requeue_after, Duration::zero());  // moved to UPGRADING: continue at once
   api::FlinkDeployment fd = Get("sm");
+  // Issue 25: the recorded upgradeMode is the restore mode of the first deployment (stateless,
+  // no savepoint existed); the user changed only the parallelism, and the event says only that.
   EXPECT_EQ(env_.Events("sm", "SpecChanged"),
             std::vector<std::string>{"UPGRADE change(s) detected (Diff: FlinkDeploymentSpec["
-                                     "job.parallelism : 2 -> 4, job.upgradeMode : stateless -> "
-                                     "savepoint]), starting reconciliation."});
-  // (The first deployment recorded the restore mode it used, stateless: no savepoint existed.)
+                                     "job.parallelism : 2 -> 4]), starting reconciliation."});
   EXPECT_EQ(env_.jm()->Count("POST", "/jobs/" + job + "/stop"), 1);
   EXPECT_EQ(fd.status.reconciliation_status.state, ReconciliationState::kUpgrading);
   EXPECT_EQ(Lifecycle(fd), "UPGRADING");
@@ -150,11 +150,166 @@ TEST_F(UpgradeTest, CrashBeforeTheSavepointWasRecordedDoesNotLoseIt) {
   EXPECT_TRUE(fd.status.job_status.upgrade_savepoint_path.empty());
   EXPECT_EQ(env_.jm()->Job(job)->state, "FINISHED");
 
+  // The trigger was written before the stop was sent (issue 28: the savepoint is never lost).
+  EXPECT_FALSE(fd.status.job_status.savepoint_info.trigger_id.empty());
+  EXPECT_EQ(fd.status.job_status.savepoint_info.trigger_type, api::SnapshotTriggerType::kUpgrade);
+
   NewControllers();
   ASSERT_TRUE(PassUntil("sm", Redeployed));
-  // The terminal job's checkpoint history still had the savepoint.
   EXPECT_EQ((*env_.DeployedConfig("sm"))["execution.savepoint.path"], SavepointOf(job, 1));
   EXPECT_EQ(env_.jm()->Count("POST", "/jobs/" + job + "/stop"), 1);
+  // Issue 28: the upgrade savepoint reaches lastSavepoint and the history, once.
+  fd = Get("sm");
+  ASSERT_TRUE(fd.status.job_status.savepoint_info.last_savepoint.has_value());
+  EXPECT_EQ(fd.status.job_status.savepoint_info.last_savepoint->location, SavepointOf(job, 1));
+  EXPECT_EQ(fd.status.job_status.savepoint_info.last_savepoint->trigger_type,
+            api::SnapshotTriggerType::kUpgrade);
+  ASSERT_EQ(fd.status.job_status.savepoint_info.savepoint_history.size(), 1u);
+  EXPECT_TRUE(fd.status.job_status.savepoint_info.trigger_id.empty());
+  EXPECT_EQ(env_.Events("sm", "SavepointCompleted"),
+            std::vector<std::string>{"Savepoint completed (UPGRADE): " + SavepointOf(job, 1)});
+  // Consumed once the restored job runs: no stale path for a later restore.
+  StartAndStabilize("sm");
+  EXPECT_TRUE(Get("sm").status.job_status.upgrade_savepoint_path.empty());
+}
+
+TEST_F(UpgradeTest, OperatorRestartAfterTheStopFindsTheSavepointInTheTerminalJob) {
+  // The operator died after Flink completed the stop-with-savepoint and before anything was
+  // recorded, not even the trigger (a status written by an older operator): upstream's savepoint
+  // observer reads the terminal job's newest state, and trimtab records it in the history.
+  const std::string job = DeployToStable(AppYaml("sm", "savepoint"), "sm");
+  SetParallelism(4);
+  const flink::FlinkRestClient rest(env_.Deps().http, env_.jm()->base_url(), 5s);
+  StatusOr<std::string> trigger =
+      rest.StopWithSavepoint(job, {.target_directory = "file:///flink-data/savepoints"});
+  ASSERT_TRUE(trigger.ok()) << trigger.status().ToString();
+  ASSERT_EQ(env_.jm()->Job(job)->state, "FINISHED");
+  NewControllers();
+  ASSERT_TRUE(PassUntil("sm", Redeployed));
+  EXPECT_EQ((*env_.DeployedConfig("sm"))["execution.savepoint.path"], SavepointOf(job, 1));
+  const api::FlinkDeployment fd = Get("sm");
+  ASSERT_EQ(fd.status.job_status.savepoint_info.savepoint_history.size(), 1u);
+  EXPECT_EQ(fd.status.job_status.savepoint_info.savepoint_history[0].location, SavepointOf(job, 1));
+}
+
+// Issue 28, the silent rollback: the stop-with-savepoint completed, then the whole process died
+// before the status recorded it; the restarted JobManager does not run the stopped job again
+// (the job result store) and no longer knows the savepoint. The operator must not redeploy from
+// an older path (processing input twice) nor start empty: it waits and says what to do.
+TEST_F(UpgradeTest, Issue28WholeRestartAfterTheStopNeverRedeploysAnOlderSavepoint) {
+  const std::string first = DeployToStable(AppYaml("sm", "savepoint"), "sm");
+  SetParallelism(3);
+  ASSERT_TRUE(PassUntil("sm", Redeployed));  // an earlier upgrade: savepoint 1
+  const std::string job = StartAndStabilize("sm");
+  ASSERT_NE(job, first);
+  EXPECT_TRUE(Get("sm").status.job_status.upgrade_savepoint_path.empty());  // consumed
+
+  SetParallelism(4);
+  env_.jm()->SetRequestHook([&](const std::string& request) {
+    if (request.find("/savepoints/") == std::string::npos) return;
+    StatusOr<Json> o = env_.Get(FlinkDeploymentsResource(), "sm");
+    if (!o.ok()) return;
+    (*o)["status"]["error"] = "the process died";
+    env_.client()->UpdateStatus(FlinkDeploymentsResource(), *o).status().IgnoreError();
+  });
+  EXPECT_FALSE(TryPass("sm").ok());
+  env_.jm()->SetRequestHook(nullptr);
+  ASSERT_EQ(env_.jm()->Job(job)->state, "FINISHED");
+  // The restart: the JobManager forgets its operations and lists no job.
+  env_.jm()->ForgetOperations();
+  env_.jm()->RemoveJobs();
+  NewControllers();
+  for (int i = 0; i < 5; ++i) TryPass("sm").status().IgnoreError();
+  const api::FlinkDeployment fd = Get("sm");
+  EXPECT_EQ(DeploymentAnnotation("sm"), "2");  // nothing redeployed
+  EXPECT_NE(fd.status.error.find("Manual restore required"), std::string::npos) << fd.status.error;
+  EXPECT_NE(fd.status.error.find(fd.status.job_status.savepoint_info.trigger_id), std::string::npos);
+  EXPECT_TRUE(fd.status.job_status.upgrade_savepoint_path.empty());
+  EXPECT_EQ(env_.Events("sm", "SavepointError").size(), 1u);
+  // The way out the error names: the savepoint as initialSavepointPath, a new redeploy nonce.
+  ASSERT_TRUE(env_.UpdateSpec(FlinkDeploymentsResource(), "sm", [&](Json& spec) {
+    spec["job"]["initialSavepointPath"] = SavepointOf(job, 1);
+    spec["job"]["savepointRedeployNonce"] = 1;
+  }).ok());
+  ASSERT_TRUE(PassUntil("sm", [](const api::FlinkDeployment& d) {
+    return Redeployed(d) && d.status.observed_generation == 4;
+  }));
+  EXPECT_EQ((*env_.DeployedConfig("sm"))["execution.savepoint.path"], SavepointOf(job, 1));
+}
+
+// Issue 28: a job restored by a JobManager restart (HA) while the stop-with-savepoint was in
+// flight runs again; the operator forgets the unknown trigger and upgrades it anew.
+TEST_F(UpgradeTest, UnknownUpgradeTriggerOfARunningJobIsRetried) {
+  const std::string job = DeployToStable(
+      AppYaml("sm", "savepoint", "    kubernetes.operator.flink.client.cancel.timeout: 200 ms\n"), "sm");
+  SetParallelism(4);
+  env_.jm()->HoldOperations(true);
+  StatusOr<ReconcileResult> r = TryPass("sm");  // waits for the savepoint, then gives up waiting
+  (void)r;
+  env_.jm()->ForgetOperations();
+  env_.jm()->SetJobState(job, "RUNNING");
+  env_.jm()->HoldOperations(false);
+  NewControllers();
+  ASSERT_TRUE(PassUntil("sm", Redeployed));
+  EXPECT_EQ(env_.jm()->Count("POST", "/jobs/" + job + "/stop"), 2);
+  EXPECT_EQ((*env_.DeployedConfig("sm"))["execution.savepoint.path"], SavepointOf(job, 1));
+}
+
+// Issue 28, the stuck upgrade: the placeholder path of a last-state deploy stayed in the status,
+// the job then ended without reporting a newer state, and the upgrade asked for a manual restore
+// although the HA metadata had the checkpoints.
+TEST_F(UpgradeTest, Issue28PlaceholderPathWithHaCheckpointsRestoresTheLastState) {
+  constexpr char kHa[] =
+      "    high-availability.type: kubernetes\n"
+      "    high-availability.storageDir: file:///flink-data/ha\n";
+  const std::string job = DeployToStable(AppYaml("sm", "last-state", kHa), "sm");
+  ASSERT_TRUE(env_.WriteHaCheckpoint("sm", job, "file:///flink-data/checkpoints/" + job + "/chk-1").ok());
+  SetParallelism(4);
+  ASSERT_TRUE(PassUntil("sm", Redeployed));
+  ASSERT_EQ(Get("sm").status.job_status.upgrade_savepoint_path, "KUBERNETES_OPERATOR_LAST_STATE");
+  // The restored job fails before it reports anything (its HA checkpoints stay).
+  StatusOr<std::string> started = env_.StartCluster("sm");
+  ASSERT_TRUE(started.ok());
+  ASSERT_EQ(*started, job);
+  env_.jm()->SetJobState(*started, "FAILED");
+  ASSERT_TRUE(PassUntil("sm", [](const api::FlinkDeployment& d) {
+    return d.status.job_status.state == "FAILED";
+  }, 10));
+  SetParallelism(5);
+  ASSERT_TRUE(PassUntil("sm", [](const api::FlinkDeployment& d) {
+    return Redeployed(d) && d.status.observed_generation == 3;
+  }));
+  EXPECT_TRUE(env_.Events("sm", "UpgradeFailed").empty());
+  StatusOr<Json> conf = env_.DeployedConfig("sm");
+  EXPECT_EQ((*conf)["execution.savepoint.path"], "KUBERNETES_OPERATOR_LAST_STATE");
+  EXPECT_EQ((*conf)["$internal.pipeline.job-id"], job);  // HA recovers the same job
+  EXPECT_EQ((*conf)["parallelism.default"], "5");
+}
+
+// Issue 25 item 7: upstream's basic-checkpoint-ha.yaml without checkpointing, parallelism
+// changed in savepoint mode. Flink's 404 "Checkpointing has not been enabled" means no
+// checkpoint: the upgrade restores from the savepoint it just took.
+TEST_F(UpgradeTest, Issue25SavepointUpgradeOfAJobWithoutCheckpointingRestoresTheSavepoint) {
+  const std::string job = DeployToStable(AppYaml("sm", "savepoint"), "sm");
+  flink::testing::FakeJob fake = *env_.jm()->Job(job);
+  fake.checkpointing = false;
+  env_.jm()->AddJob(fake);
+  SetParallelism(4);
+  ASSERT_TRUE(PassUntil("sm", Redeployed));
+  StatusOr<Json> conf = env_.DeployedConfig("sm");
+  EXPECT_EQ((*conf)["execution.savepoint.path"], SavepointOf(job, 1));
+  EXPECT_EQ((*conf)["parallelism.default"], "4");
+  EXPECT_TRUE(env_.Events("sm", "CheckpointNotFound").empty());
+  StartAndStabilize("sm");
+  EXPECT_EQ(Get("sm").status.job_status.state, "RUNNING");
+}
+
+// Issue 25 item 8: an untouched savepointTriggerNonce: 0 takes no savepoint.
+TEST_F(UpgradeTest, Issue25UntouchedNonceZeroTakesNoSavepoint) {
+  const std::string job =
+      DeployToStable(AppYaml("sm", "savepoint", "", "    savepointTriggerNonce: 0\n"), "sm");
+  for (int i = 0; i < 3; ++i) Pass("sm");
+  EXPECT_EQ(env_.jm()->Count("POST", "/jobs/" + job + "/savepoints"), 0);
 }
 
 TEST_F(UpgradeTest, SpecChangeDuringAPassDoesNotFailTheStatusWrite) {

@@ -85,10 +85,28 @@ void EventRecorder::Record(const InvolvedObject& o, EventType type, std::string_
   } else {
     result = existing.status();
   }
-  if (!result.ok() && result.code() != StatusCode::kPermissionDenied) {
-    spdlog::warn("cannot record event {} on {}/{}: {}", reason, o.namespace_name, o.name,
-                 result.ToString());
+  if (result.ok()) return;
+  if (result.code() == StatusCode::kPermissionDenied) {
+    const int64_t now_ms = ToUnixMillis(clock_->Now());
+    int64_t last = denied_logged_ms_.load();
+    const int64_t interval_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(kPermissionDeniedLogInterval).count();
+    if (last >= 0 && now_ms - last < interval_ms) {
+      ++denied_unlogged_;
+      return;
+    }
+    if (!denied_logged_ms_.compare_exchange_strong(last, now_ms)) {
+      ++denied_unlogged_;  // another thread logs this interval
+      return;
+    }
+    const int64_t dropped = denied_unlogged_.exchange(0);
+    spdlog::warn("cannot record event {} on {}/{}: {} (the operator may not write events; {} "
+                 "more dropped since the last warning)",
+                 reason, o.namespace_name, o.name, result.ToString(), dropped);
+    return;
   }
+  spdlog::warn("cannot record event {} on {}/{}: {}", reason, o.namespace_name, o.name,
+               result.ToString());
 }
 
 }  // namespace trimtab::op

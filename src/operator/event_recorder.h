@@ -3,8 +3,10 @@
 // the message key (or reason + message), type, kind, name and uid, so a repeated event bumps
 // `count` and `lastTimestamp` of the existing one instead of creating another.
 //
-// Recording never fails the caller: API errors are logged (403 is expected when the operator may
-// not write events) and the event is dropped.
+// Recording never fails the caller: API errors are logged and the event is dropped. A 403 (the
+// operator may not write events: a Role without `events`) is logged too, as one warning per
+// kPermissionDeniedLogInterval with the number of events dropped meanwhile, so a missing verb
+// shows up in the log without flooding it.
 //
 // Usage:
 //   events.Record(InvolvedObjectOf(object), EventType::kWarning, reasons::kValidationError, msg);
@@ -13,6 +15,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <string>
 #include <string_view>
 
@@ -31,6 +34,9 @@ inline constexpr char kRollback[] = "Rollback";
 inline constexpr char kSubmit[] = "Submit";
 inline constexpr char kJobStatusChanged[] = "JobStatusChanged";
 inline constexpr char kSavepointError[] = "SavepointError";
+// Normal: a savepoint the operator triggered completed (trimtab; upstream records a
+// FlinkStateSnapshot instead).
+inline constexpr char kSavepointCompleted[] = "SavepointCompleted";
 inline constexpr char kCheckpointError[] = "CheckpointError";
 inline constexpr char kCleanup[] = "Cleanup";
 inline constexpr char kCleanupFailed[] = "CleanupFailed";
@@ -96,6 +102,12 @@ class EventRecorder {
   Clock* clock_;
   std::string reporting_component_;
   std::atomic<int64_t> recorded_{0};
+  // PermissionDenied drops: the last time one was logged and how many were not logged since.
+  std::atomic<int64_t> denied_logged_ms_{-1};
+  std::atomic<int64_t> denied_unlogged_{0};
 };
+
+// Minimum time between two warnings about events the API server refused with 403.
+inline constexpr std::chrono::minutes kPermissionDeniedLogInterval{1};
 
 }  // namespace trimtab::op

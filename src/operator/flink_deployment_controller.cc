@@ -272,6 +272,12 @@ ReconcileResult FlinkDeploymentController::Reschedule(const DeploymentPass& p) c
             !st.job_status.checkpoint_info.trigger_id.empty()) {
           next = o.progress_check_interval;
         }
+        // A job on its way to RUNNING (CREATED while its tasks deploy, INITIALIZING,
+        // RESTARTING): look again soon, not after a whole reconcile interval.
+        if (p.application() && !st.job_status.state.empty() && st.job_status.state != js::kRunning &&
+            !js::IsGloballyTerminal(st.job_status.state)) {
+          next = std::min<Duration>(next, o.progress_check_interval);
+        }
         break;
       default:
         break;

@@ -69,6 +69,8 @@ class FlinkDeploymentController {
   bool CheckIfAlreadyUpgraded(DeploymentPass& p);
   void ObserveJobManager(DeploymentPass& p);
   void ObserveCluster(DeploymentPass& p);
+  // Creates the JobManager Services a failed deploy left out (ClusterClient::CreateMissingServices).
+  void RepairServices(DeploymentPass& p, const Json& deployment);
 
   // deployment_reconciler.cc
   Status ReconcileSpec(DeploymentPass& p);

@@ -333,6 +333,17 @@ Status FlinkSessionJobController::ReconcileSpec(SessionJobPass& p) {
   const api::FlinkSessionJobSpec& spec = p.resource.spec;
   const TimePoint now = deps_.clock->Now();
   const Json spec_json = api::EncodeFlinkSessionJobSpec(spec);
+  if (!p.session) {
+    // Not silent (issue 25): the job waits, and says for what.
+    const std::string message = "Session cluster FlinkDeployment " + spec.deployment_name +
+                                " does not exist in namespace " + p.ns +
+                                "; the job is submitted once it is deployed";
+    st.error = message;
+    p.job.Event(EventType::kWarning, reasons::kMissing, message, components::kJob,
+                "SessionClusterMissing" + spec.deployment_name);
+    p.RequeueWithin(p.options.reconcile_interval);
+    return Status::Ok();
+  }
   if (!p.rest || p.session_deleting) {
     spdlog::info("{}/{}: session cluster {} is not ready", p.ns, p.name, spec.deployment_name);
     p.RequeueWithin(p.options.reconcile_interval);

@@ -47,6 +47,9 @@ struct JobContext {
   ResourceMemory* memory = nullptr;
   // Set by the observer when the REST API timed out (the JobManager is looked at again).
   bool rest_timed_out = false;
+  // Set by the observer when the JobManager answered but does not know the job (a restarted
+  // JobManager whose job was globally terminated, or a job that was never submitted).
+  bool job_missing = false;
 
   TimePoint Now() const { return clock->Now(); }
   void Event(EventType type, std::string_view reason, std::string_view message,

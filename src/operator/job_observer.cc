@@ -87,6 +87,7 @@ void ObserveJob(JobContext& ctx) {
     return;
   }
   api::JobStatus& job = st.job_status;
+  ctx.job_missing = false;
   StatusOr<std::vector<flink::JobOverview>> jobs = ctx.rest->ListJobs();
   if (!jobs.ok()) {
     spdlog::warn("{}/{}: {}", ctx.meta.namespace_name(), ctx.meta.name(), jobs.status().ToString());
@@ -99,6 +100,7 @@ void ObserveJob(JobContext& ctx) {
     if (!job.job_id.empty() && j.id == job.job_id) found = &j;
   }
   if (!found) {
+    ctx.job_missing = true;
     ctx.Event(EventType::kWarning, reasons::kMissing, "Job Not Found", components::kJob);
     st.error = "Job Not Found";
     job.state = std::string(js::kReconciling);
@@ -138,23 +140,52 @@ void ObserveJob(JobContext& ctx) {
       ctx.Event(EventType::kWarning, reasons::kError, message, components::kJob);
     }
   }
+  if (current == js::kRunning) {
+    // Every task runs: an error of an earlier attempt (a failed deploy, "Job Not Found" while the
+    // JobManager restarted) no longer describes the job. Validation errors are set after this.
+    st.error.clear();
+    // The restore path is consumed: the job that started from it runs (the deployed
+    // configuration keeps it for a JobManager restart). A path left behind would be used again
+    // by a later restore that could not find a newer state: a silent rollback.
+    if (st.reconciliation_status.state == api::ReconciliationState::kDeployed) {
+      job.upgrade_savepoint_path.clear();
+    }
+  }
   MaybeMarkStable(ctx);
   EmitExceptions(ctx, job.job_id);
 }
 
-StatusOr<std::string> LastCheckpointPath(const flink::FlinkRestClient& rest,
-                                         const std::string& job_id) {
+StatusOr<std::optional<SnapshotRef>> NewestSnapshot(const flink::FlinkRestClient& rest,
+                                                    const std::string& job_id) {
   TRIMTAB_ASSIGN_OR_RETURN(flink::CheckpointStats stats, rest.Checkpoints(job_id));
   const flink::CheckpointRecord* newest = nullptr;
   for (const auto* r : {&stats.latest_completed, &stats.latest_savepoint}) {
     if (r->has_value() && (!newest || (*r)->id > newest->id)) newest = &**r;
   }
-  if (!newest) return std::string();
+  // Nothing completed since the restore: the restored state is still the newest.
+  if (!newest && stats.latest_restored) newest = &*stats.latest_restored;
+  if (!newest) return std::optional<SnapshotRef>();
   if (newest->external_path.empty() || newest->external_path.starts_with("<")) {
     return FailedPreconditionError(
         "Latest checkpoint not externally addressable, Manual restore required.");
   }
-  return newest->external_path;
+  return std::optional<SnapshotRef>(
+      SnapshotRef{.path = newest->external_path, .savepoint = newest->is_savepoint, .id = newest->id});
+}
+
+StatusOr<std::string> LastCheckpointPath(const flink::FlinkRestClient& rest,
+                                         const std::string& job_id) {
+  TRIMTAB_ASSIGN_OR_RETURN(std::optional<SnapshotRef> newest, NewestSnapshot(rest, job_id));
+  return newest ? newest->path : std::string();
+}
+
+void RecordSavepoint(api::CommonStatus* status, const api::Savepoint& savepoint) {
+  api::SavepointInfo& info = status->job_status.savepoint_info;
+  info.last_savepoint = savepoint;
+  for (const api::Savepoint& known : info.savepoint_history) {
+    if (known.location == savepoint.location) return;
+  }
+  info.savepoint_history.push_back(savepoint);
 }
 
 StatusOr<std::string> WaitForSavepoint(const flink::FlinkRestClient& rest,
@@ -177,7 +208,7 @@ StatusOr<std::string> WaitForSavepoint(const flink::FlinkRestClient& rest,
                                    std::to_string(timeout.count()) + " ms");
     }
     std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::milliseconds(1000));
+    pause = std::min(pause * 2, std::chrono::milliseconds(100));  // small: see RecordSavepoint
   }
 }
 
@@ -187,17 +218,48 @@ void ObservePendingSavepoint(JobContext& ctx) {
   api::SavepointInfo& info = ctx.status->job_status.savepoint_info;
   if (info.trigger_id.empty()) return;
   const std::string& job_id = ctx.status->job_status.job_id;
+  const api::SnapshotTriggerType type = info.trigger_type.value_or(api::SnapshotTriggerType::kUnknown);
+  const bool upgrade = type == api::SnapshotTriggerType::kUpgrade;
   StatusOr<flink::AsyncOperation> op = ctx.rest->SavepointStatus(job_id, info.trigger_id);
   std::string failure;
   if (!op.ok()) {
     if (op.status().code() != StatusCode::kNotFound) return;  // transient: poll again later
+    if (upgrade) {
+      // The operator's own stop-with-savepoint, recorded before it was sent, and the JobManager
+      // does not know it: it restarted (or the request never arrived). A job that runs again
+      // (recovered from its HA checkpoint, or never stopped) is upgraded anew, and a terminal
+      // job's newest state is read below. A job the restarted JobManager no longer lists
+      // stopped with a savepoint whose path Flink no longer reports: keep waiting, nothing else
+      // would be safe (an older savepoint would process input twice, none would lose state).
+      if (!ctx.job_missing) {
+        spdlog::info("{}/{}: the JobManager does not know the stop-with-savepoint {}; the job is {}",
+                     ctx.meta.namespace_name(), ctx.meta.name(), info.trigger_id,
+                     ctx.status->job_status.state);
+        info.trigger_id.clear();
+        info.trigger_timestamp = 0;
+        info.trigger_type.reset();
+        info.format_type.reset();
+        return;
+      }
+      const std::string message =
+          "The stop-with-savepoint " + info.trigger_id + " of job " + job_id +
+          " has no result: the JobManager restarted after the job stopped and no longer reports "
+          "its savepoint. Manual restore required: the savepoint is the newest savepoint-" +
+          job_id.substr(0, std::min<size_t>(6, job_id.size())) + "-* in " +
+          (SavepointDir(ctx.config).empty() ? std::string("the savepoint directory")
+                                            : SavepointDir(ctx.config)) +
+          "; set job.initialSavepointPath to it and change job.savepointRedeployNonce.";
+      ctx.status->error = api::ErrorJson(reasons::kSavepointError, message);
+      ctx.Event(EventType::kWarning, reasons::kSavepointError, message, components::kOperator,
+                "LostUpgradeSavepoint" + info.trigger_id);
+      return;
+    }
     failure = op.status().message();
   } else if (!op->completed) {
     return;
   } else {
     failure = op->failure;
   }
-  const api::SnapshotTriggerType type = info.trigger_type.value_or(api::SnapshotTriggerType::kUnknown);
   const bool manual = type == api::SnapshotTriggerType::kManual;
   const std::optional<int64_t> nonce = ctx.job ? ctx.job->savepoint_trigger_nonce : std::nullopt;
   if (failure.empty()) {
@@ -206,8 +268,11 @@ void ObservePendingSavepoint(JobContext& ctx) {
                       .trigger_type = type,
                       .format_type = info.format_type.value_or(api::SavepointFormatType::kUnknown),
                       .trigger_nonce = manual ? nonce : std::nullopt};
-    info.last_savepoint = sp;
-    info.savepoint_history.push_back(sp);
+    RecordSavepoint(ctx.status, sp);
+    if (upgrade) ctx.status->job_status.upgrade_savepoint_path = sp.location;
+    ctx.Event(EventType::kNormal, reasons::kSavepointCompleted,
+              "Savepoint completed (" + std::string(api::Name(type)) + "): " + sp.location,
+              components::kJob, "SavepointCompleted" + sp.location);
     if (type == api::SnapshotTriggerType::kPeriodic) {
       info.last_periodic_savepoint_timestamp = sp.time_stamp;
     }
@@ -315,12 +380,28 @@ Status ObserveSnapshots(JobContext& ctx) {
   ObservePendingCheckpoint(ctx);
   api::JobStatus& job = ctx.status->job_status;
   if (js::IsGloballyTerminal(job.state)) {
-    StatusOr<std::string> path = LastCheckpointPath(*ctx.rest, job.job_id);
-    if (!path.ok()) {
-      if (path.status().code() == StatusCode::kFailedPrecondition) return path.status();
-      spdlog::warn("{}/{}: {}", ctx.meta.namespace_name(), ctx.meta.name(), path.status().ToString());
-    } else if (!path->empty()) {
-      job.upgrade_savepoint_path = *path;
+    StatusOr<std::optional<SnapshotRef>> newest = NewestSnapshot(*ctx.rest, job.job_id);
+    if (!newest.ok()) {
+      if (newest.status().code() == StatusCode::kFailedPrecondition) return newest.status();
+      spdlog::warn("{}/{}: {}", ctx.meta.namespace_name(), ctx.meta.name(), newest.status().ToString());
+    } else if (newest->has_value()) {
+      job.upgrade_savepoint_path = (*newest)->path;
+      // A savepoint the status does not know (a stop-with-savepoint whose pass died before
+      // recording it): into the history, so it is listed and cleaned up like the others.
+      if ((*newest)->savepoint) {
+        const api::SavepointInfo& info = job.savepoint_info;
+        bool known = false;
+        for (const api::Savepoint& sp : info.savepoint_history) known |= sp.location == (*newest)->path;
+        if (!known) {
+          RecordSavepoint(ctx.status,
+                          api::Savepoint{.time_stamp = ToUnixMillis(ctx.Now()),
+                                         .location = (*newest)->path,
+                                         .trigger_type = job.state == js::kFinished
+                                                             ? api::SnapshotTriggerType::kUpgrade
+                                                             : api::SnapshotTriggerType::kUnknown,
+                                         .format_type = ctx.options.savepoint_format});
+        }
+      }
     }
   }
   CleanupSavepointHistory(ctx);
@@ -396,7 +477,9 @@ Status TriggerSnapshots(JobContext& ctx) {
 void AbandonSnapshots(JobContext& ctx) {
   api::JobStatus& job = ctx.status->job_status;
   if (job.state == js::kRunning) return;
-  if (!job.savepoint_info.trigger_id.empty()) {
+  const bool lost_upgrade_savepoint =
+      ctx.job_missing && job.savepoint_info.trigger_type == api::SnapshotTriggerType::kUpgrade;
+  if (!job.savepoint_info.trigger_id.empty() && !lost_upgrade_savepoint) {
     if (job.savepoint_info.trigger_type == api::SnapshotTriggerType::kManual && ctx.job) {
       const std::optional<int64_t> nonce = ctx.job->savepoint_trigger_nonce;
       SetRecordedJobField(ctx.status, "savepointTriggerNonce", nonce ? Json(*nonce) : Json());

@@ -6,9 +6,11 @@
 //                     reads as CREATED), JobStatusChanged events, FAILED -> execution-result into
 //                     status.error, job exceptions as JobException events, stable marking, a
 //                     missing job -> "Job Not Found".
-//   ObserveSnapshots  pending legacy savepoint/checkpoint triggers (grace period retries), the last
-//                     checkpoint of a terminal job -> upgradeSavepointPath, savepoint history
-//                     trimming with disposal.
+//   ObserveSnapshots  pending legacy savepoint/checkpoint triggers (grace period retries; the
+//                     operator's own stop-with-savepoint of an upgrade, recorded before it was
+//                     sent, -> lastSavepoint, history and upgradeSavepointPath), the newest state
+//                     of a terminal job -> upgradeSavepointPath (a savepoint also into the
+//                     history), savepoint history trimming with disposal.
 //   TriggerSnapshots  manual (nonce) and periodic savepoints / checkpoints of a RUNNING job.
 //   AbandonSnapshots  pending triggers of a job that is not running.
 //
@@ -26,10 +28,29 @@ Status ObserveSnapshots(JobContext& ctx);
 Status TriggerSnapshots(JobContext& ctx);
 void AbandonSnapshots(JobContext& ctx);
 
-// The newest externally addressable checkpoint or savepoint of `job_id` ("" when none); error
-// when the newest one is not externally addressable.
+// A checkpoint or savepoint Flink reports for a job.
+struct SnapshotRef {
+  std::string path;
+  bool savepoint = false;
+  int64_t id = 0;
+};
+
+// The newest state of `job_id` that Flink reports (upstream's savepoint observer and last-state
+// logic): the latest completed checkpoint or savepoint, or, when the job completed neither, the
+// checkpoint or savepoint it was restored from. nullopt when there is none; a job without
+// checkpointing (Flink's 404 "Checkpointing has not been enabled") has none, as upstream reads
+// that answer. FailedPrecondition when the newest one is not externally addressable ("Manual
+// restore required").
+StatusOr<std::optional<SnapshotRef>> NewestSnapshot(const flink::FlinkRestClient& rest,
+                                                    const std::string& job_id);
+// NewestSnapshot's path, "" when none.
 StatusOr<std::string> LastCheckpointPath(const flink::FlinkRestClient& rest,
                                          const std::string& job_id);
+
+// Records a completed savepoint in status.jobStatus.savepointInfo: lastSavepoint, and the
+// history unless an entry with the same location is there (a savepoint is recorded once, however
+// many passes see it).
+void RecordSavepoint(api::CommonStatus* status, const api::Savepoint& savepoint);
 
 // Polls an asynchronous savepoint (or stop-with-savepoint) until it completes, fails, or
 // `timeout` of real time passes. Returns the savepoint path.

@@ -42,9 +42,13 @@ void RecordSpec(api::CommonStatus* status, Json spec, int64_t generation, TimePo
     first = prev.ok() && prev->meta && prev->meta->first_deployment &&
             r.state == api::ReconciliationState::kUpgrading;
   }
+  // The snapshot nonces are recorded when their snapshot is handled; the first deployment keeps
+  // the spec's own (as upstream: an untouched savepointTriggerNonce triggers nothing).
+  const bool has_previous = previous.is_object() && previous.contains("job");
   if (spec.is_object() && spec.contains("job") && spec["job"].is_object()) {
     Json& job = spec["job"];
     for (const char* nonce : kNonces) {
+      if (!has_previous) break;
       const Json prev = previous.is_object() && previous.contains("job")
                             ? previous["job"].value(nonce, Json())
                             : Json();

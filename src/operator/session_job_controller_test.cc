@@ -69,6 +69,12 @@ TEST_F(SessionJobTest, SubmitUpgradeAndDelete) {
   ASSERT_TRUE(env_.Apply(JobYaml("savepoint")).ok());
   EXPECT_EQ(JobPass("sj").requeue_after, Duration(60s));
   EXPECT_TRUE(env_.jm()->Jars().empty());
+  // Issue 25: not silently (a Warning event and status.error say why).
+  const std::string missing =
+      "Session cluster FlinkDeployment session does not exist in namespace default; the job is "
+      "submitted once it is deployed";
+  EXPECT_EQ(env_.Events("sj", "Missing"), std::vector<std::string>{missing});
+  EXPECT_EQ(Job().status.error, missing);
 
   ASSERT_TRUE(env_.Apply(kSession).ok());
   ASSERT_TRUE(PassUntil("session", [](const api::FlinkDeployment& d) {
@@ -98,6 +104,7 @@ TEST_F(SessionJobTest, SubmitUpgradeAndDelete) {
   job = Job();
   EXPECT_EQ(job.status.job_status.state, "RUNNING");
   EXPECT_EQ(std::string(api::Name(api::DeriveLifecycleState(job.status))), "STABLE");
+  EXPECT_EQ(job.status.error, "");  // the old error went once the job ran (issue 25)
 
   // A savepoint upgrade: stop-with-savepoint, then a new submission from the savepoint.
   ASSERT_TRUE(env_.UpdateSpec(FlinkSessionJobsResource(), "sj", [](Json& spec) {

@@ -53,10 +53,14 @@ class Builder {
       const Json& b = Field(before, key);
       const Json& a = Field(after, key);
       const std::string path = "job." + key;
+      // The recorded upgradeMode is the restore mode the operator used (stateless for a first
+      // deployment without a savepoint), not what the user wrote: comparing it reports a change
+      // nobody made (issue 25). It never triggers anything either way.
+      if (key == "upgradeMode") continue;
       if (key == "parallelism") {
         Add(path, b, a, ScaleInStandalone());
       } else if (key == "savepointTriggerNonce" || key == "initialSavepointPath" ||
-                 key == "checkpointTriggerNonce" || key == "upgradeMode" ||
+                 key == "checkpointTriggerNonce" ||
                  key == "allowNonRestoredState" || key == "autoscalerResetNonce") {
         Add(path, b, a, DiffType::kIgnore);
       } else if (key == "savepointRedeployNonce") {

@@ -76,6 +76,11 @@ JobUpgrade DecideJobUpgrade(const UpgradeFacts& f) {
   }
   if (terminal && (f.job_state == js::kCanceled || !f.ha_metadata_available || f.jm_rest_available)) {
     if (f.upgrade_savepoint_path == kLastStateDummyPath) {
+      // trimtab: the state is not unknown while the HA metadata has a checkpoint (Flink
+      // restores it for the same job id); upstream asks for a manual restore here.
+      if (f.ha_enabled_deploy && f.ha_has_checkpoint) {
+        return Available(SuspendMode::kNoop, UpgradeMode::kLastState);
+      }
       return Failed(
           "Job is in terminal state but last checkpoint is unknown, possibly due to an "
           "unrecoverable restore error. Manual restore required.");

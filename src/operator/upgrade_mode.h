@@ -58,6 +58,7 @@ struct UpgradeFacts {
   bool flink_version_changed = false;
   bool savepoint_dir_set = false;
   std::string upgrade_savepoint_path;  // status.jobStatus.upgradeSavepointPath
+  bool ha_has_checkpoint = false;      // the HA metadata records at least one checkpoint
   // For max.allowed.checkpoint.age.
   TimePoint now{};
   std::optional<TimePoint> job_start;

@@ -79,12 +79,19 @@ struct CheckpointRecord {
 };
 
 struct CheckpointStats {
+  // false when Flink answers 404 "Checkpointing has not been enabled." (a job without periodic
+  // checkpoints: there is no checkpoint history, not even of its savepoints); everything below
+  // is then empty.
+  bool checkpointing_enabled = true;
   int64_t in_progress = 0;
   int64_t completed = 0;
   int64_t failed = 0;
   std::optional<CheckpointRecord> latest_completed;
   std::optional<CheckpointRecord> latest_savepoint;
   std::optional<CheckpointRecord> latest_failed;
+  // latest.restored: the checkpoint or savepoint the job was restored from (id, is_savepoint,
+  // external_path; restore_timestamp in trigger_timestamp).
+  std::optional<CheckpointRecord> latest_restored;
   std::vector<CheckpointRecord> history;  // newest first
 };
 

@@ -194,7 +194,10 @@ class FakeJobManager::Impl {
       j.last_savepoint_dir = op.target_dir;
       j.last_stop_drain = body.value("drain", false);
     }
-    const std::string trigger = "t" + std::to_string(++next_trigger_);
+    // A client-chosen trigger id makes the request idempotent (Flink's TriggerIdPathParameter).
+    std::string trigger = body.value("triggerId", "");
+    if (!trigger.empty() && operations_.count(trigger)) return Ok(202, {{"request-id", trigger}});
+    if (trigger.empty()) trigger = "t" + std::to_string(++next_trigger_);
     operations_[trigger] = op;
     if (!hold_) Complete(trigger);
     return Ok(202, {{"request-id", trigger}});
@@ -243,6 +246,11 @@ class FakeJobManager::Impl {
   }
 
   http::HttpResponse Checkpoints(const FakeJob& j) {
+    if (!j.checkpointing) {
+      return Ok(404, {{"errors", Json::array({"org.apache.flink.runtime.rest.handler."
+                                              "RestHandlerException: Checkpointing has not been "
+                                              "enabled."})}});
+    }
     Json history = Json::array();
     Json latest = {{"completed", nullptr}, {"savepoint", nullptr}, {"failed", nullptr},
                    {"restored", nullptr}};
@@ -398,6 +406,11 @@ int FakeJobManager::port() const { return impl_->server_->port(); }
 void FakeJobManager::AddJob(FakeJob job) {
   std::lock_guard<std::mutex> lock(impl_->mu_);
   impl_->jobs_[job.id] = std::move(job);
+}
+
+void FakeJobManager::ForgetOperations() {
+  std::lock_guard<std::mutex> lock(impl_->mu_);
+  impl_->operations_.clear();
 }
 
 void FakeJobManager::RemoveJobs() {

@@ -41,6 +41,9 @@ struct FakeJob {
   std::vector<CheckpointRecord> checkpoints;  // oldest first
   std::vector<ExceptionEntry> exceptions;
   std::string failure;  // execution-result failure stack trace for FAILED jobs
+  // false: GET /jobs/:id/checkpoints answers 404 "Checkpointing has not been enabled." (no
+  // periodic checkpoints; savepoints still work).
+  bool checkpointing = true;
   // Set by the fake from the last stop/savepoint request.
   std::string last_savepoint_dir;
   bool last_stop_drain = false;
@@ -68,6 +71,8 @@ class FakeJobManager {
 
   void AddJob(FakeJob job);
   void RemoveJobs();
+  // Forgets every asynchronous operation, as a restarted JobManager does (polls answer 404).
+  void ForgetOperations();
   std::optional<FakeJob> Job(const std::string& id) const;
   std::vector<FakeJob> Jobs() const;
   void SetJobState(const std::string& id, const std::string& state);
