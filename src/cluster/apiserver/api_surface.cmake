@@ -10,6 +10,7 @@ set(TRIMTAB_APISERVER_SURFACE_SRCS
   openapi.cc
   crd.cc
   structural_schema.cc
+  builtin_validation.cc
   jsonpath.cc
   builtin_printers.cc
   hpa_conversion.cc

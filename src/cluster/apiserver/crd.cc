@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cluster/apiserver/builtin_validation.h"
 #include "cluster/apiserver/structural_schema.h"
 
 namespace trimtab::cluster {
@@ -304,10 +305,19 @@ Status ValidateAndDefault(const ResourceType& type, Json* object, std::vector<Js
 
 Status ValidateAndDefault(const ResourceType& type, Json* object, std::vector<Json>* causes,
                           std::vector<std::string>* unknown_fields) {
-  if (!type.schema.is_object()) return Status::Ok();
-  PruneAndDefault(type.schema, object, "", /*root=*/true, unknown_fields);
+  // Upstream's own rules first, on the object as sent (builtin_validation.h): metadata for every
+  // kind, the kind's rules for built-ins. Then the schema: prune, default, validate.
+  std::vector<Json> own;
+  ValidateObjectMetaRules(*object, &own);
+  ValidateBuiltinObject(type, *object, &own);
   std::vector<Json> found;
-  ValidateValue(type.schema, *object, "", &found);
+  if (type.schema.is_object()) {
+    PruneAndDefault(type.schema, object, "", /*root=*/true, unknown_fields);
+    ValidateValue(type.schema, *object, "", &found);
+  }
+  for (Json& cause : own) {  // the schema may have said the same already
+    if (std::find(found.begin(), found.end(), cause) == found.end()) found.push_back(std::move(cause));
+  }
   if (found.empty()) return Status::Ok();
   std::string name;
   if (object->is_object() && object->contains("metadata") && (*object)["metadata"].is_object()) {

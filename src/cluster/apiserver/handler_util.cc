@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cluster/apiserver/builtin_validation.h"
 #include "cluster/apiserver/protobuf_decode.h"
 
 namespace trimtab::cluster {
@@ -37,6 +38,27 @@ std::string EscapeWarning(const std::string& text) {
   return out;
 }
 
+// Where Go's base64.StdEncoding would fail on `text` (-1: valid). Line breaks are skipped.
+int64_t IllegalBase64Byte(const std::string& text) {
+  size_t n = 0;        // significant characters so far
+  size_t padding = 0;  // '=' seen
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\r' || c == '\n') continue;
+    const bool alpha = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                       c == '+' || c == '/';
+    if (c == '=') {
+      if (n % 4 < 2 || padding >= 2) return static_cast<int64_t>(i);
+      ++padding;
+    } else if (!alpha || padding > 0) {
+      return static_cast<int64_t>(i);
+    }
+    ++n;
+  }
+  if (n % 4 != 0) return static_cast<int64_t>(text.size());
+  return -1;
+}
+
 std::vector<std::string> SplitDots(std::string_view path) {
   std::vector<std::string> parts;
   size_t start = 0;
@@ -52,13 +74,16 @@ std::vector<std::string> SplitDots(std::string_view path) {
 }  // namespace
 
 HttpResponse JsonResponse(int code, const Json& body, const std::vector<std::string>& warnings) {
-  HttpResponse res = HttpResponse::Json(code, body.dump());
+  // Replace rather than throw on invalid UTF-8: no answer may turn into a 500.
+  HttpResponse res =
+      HttpResponse::Json(code, body.dump(-1, ' ', false, Json::error_handler_t::replace));
   for (const auto& w : warnings) res.headers.emplace_back("Warning", "299 - \"" + EscapeWarning(w) + "\"");
   return res;
 }
 
 HttpResponse ErrorResponse(const ApiError& error) {
-  return HttpResponse::Json(error.code, error.ToStatus().dump());
+  return HttpResponse::Json(error.code,
+                            error.ToStatus().dump(-1, ' ', false, Json::error_handler_t::replace));
 }
 
 Json VersionInfo() {
@@ -109,7 +134,8 @@ std::optional<int64_t> ParseInt(const std::string& text) {
   return std::stoll(text);
 }
 
-ApiResult<Json> DecodeBody(const http::HttpRequest& request) {
+ApiResult<Json> DecodeBody(const http::HttpRequest& request,
+                           std::vector<std::string>* duplicate_fields) {
   std::string type = MediaType(request.Header("Content-Type"));
   if (IsKubernetesProtobufMediaType(type)) {
     if (request.body.empty()) return BadRequest("the request body is empty");
@@ -124,9 +150,74 @@ ApiResult<Json> DecodeBody(const http::HttpRequest& request) {
               type == "text/yaml" || type == "application/x-yaml";
   if (request.body.empty()) return BadRequest("the request body is empty");
   auto parsed = yaml ? ParseYaml(request.body, "request body")
-                     : ParseJson(request.body, "request body");
+                     : ParseJson(request.body, "request body",
+                                 {.duplicate_fields = duplicate_fields});
   if (!parsed.ok()) return BadRequest(parsed.status().message());
   return std::move(*parsed);
+}
+
+ApiResult<Json> DecodeObjectBody(ApiHandler::Call& call) {
+  std::vector<std::string> duplicates;
+  auto body = DecodeBody(call.req, &duplicates);
+  if (!body.ok()) return body;
+  const ResourceType& type = call.type;
+  if (!body->is_object()) {
+    return BadRequest("the object provided is unrecognized (must be of type " + type.kind +
+                      "): expected a JSON object, got " + std::string(JsonTypeName(*body)));
+  }
+  const auto text = [&](const char* key) -> std::optional<std::string> {
+    auto it = body->find(key);
+    if (it == body->end() || it->is_null()) return std::nullopt;
+    return it->is_string() ? it->get<std::string>() : it->dump();
+  };
+  const std::optional<std::string> api_version = text("apiVersion");
+  const std::optional<std::string> kind = text("kind");
+  if (api_version && !api_version->empty() && *api_version != type.GroupVersion()) {
+    return BadRequest("the API version in the data (" + *api_version +
+                      ") does not match the expected API version (" + type.GroupVersion() + ")");
+  }
+  if (kind && !kind->empty() && *kind != type.kind) {
+    return BadRequest(*kind + " in version \"" + type.version + "\" cannot be handled as a " +
+                      type.kind + ": the kind in the body does not match the resource " +
+                      type.plural + " in the URL");
+  }
+  if (type.group.empty() && type.kind == "Secret") {
+    if (const auto data = body->find("data"); data != body->end() && data->is_object()) {
+      for (auto it = data->begin(); it != data->end(); ++it) {
+        if (!it->is_string()) continue;
+        if (int64_t at = IllegalBase64Byte(it->get_ref<const std::string&>()); at >= 0) {
+          return BadRequest("Secret in version \"v1\" cannot be handled as a Secret: illegal "
+                            "base64 data at input byte " + std::to_string(at));
+        }
+      }
+    }
+    SecretStringDataToData(&*body);
+  }
+  if (auto too_large = CheckStoredSize(*body)) return *too_large;
+  if (!duplicates.empty()) {
+    const std::string& mode = call.write.field_validation;
+    if (mode == "Strict") {
+      std::string message = "strict decoding error: ";
+      for (size_t i = 0; i < duplicates.size(); ++i) {
+        if (i > 0) message += ", ";
+        message += "duplicate field \"" + duplicates[i] + "\"";
+      }
+      return BadRequest(std::move(message));
+    }
+    if (mode != "Ignore") {
+      for (const auto& d : duplicates) call.warnings.push_back("duplicate field \"" + d + "\"");
+    }
+  }
+  return body;
+}
+
+std::optional<ApiError> CheckStoredSize(const Json& object) {
+  const size_t bytes = object.dump().size();
+  if (bytes <= kMaxStoredObjectBytes) return std::nullopt;
+  return ApiError{413, "RequestEntityTooLarge",
+                  "Request entity too large: the object is " + std::to_string(bytes) +
+                      " bytes, limit is " + std::to_string(kMaxStoredObjectBytes),
+                  nullptr};
 }
 
 ApiResult<DeleteOptions> ParseDeleteOptions(const ApiHandler::Call& call) {

@@ -44,7 +44,22 @@ std::optional<int64_t> ParseInt(const std::string& text);
 
 // JSON or YAML body by Content-Type, bad syntax 400. Kubernetes protobuf bodies are decoded
 // for the kinds protobuf_decode.h supports (415 for others); CBOR and unknown types give 415.
-ApiResult<Json> DecodeBody(const http::HttpRequest& request);
+// Decoding is bounded (common/json.h): nesting deeper than kMaxJsonDepth, invalid UTF-8 and
+// numbers out of range are 400s. `duplicate_fields` (may be null) gets the paths of keys a JSON
+// body repeats.
+ApiResult<Json> DecodeBody(const http::HttpRequest& request,
+                           std::vector<std::string>* duplicate_fields = nullptr);
+// The body of a create or update, as kube-apiserver's decoder takes it: a JSON object (400
+// otherwise), whose apiVersion and kind, when given, are those of the resource in the URL (400:
+// "the API version in the data (...) does not match the expected API version (...)",
+// "<Kind> in version \"<v>\" cannot be handled as a <Kind>: ..."), and whose repeated keys are,
+// under fieldValidation=Strict, a 400 "strict decoding error: duplicate field \"<path>\"" and
+// otherwise a warning (Ignore: nothing).
+// Secrets also get their data checked (each value base64: "illegal base64 data at input byte
+// N") and stringData merged into data (builtin_validation.h).
+ApiResult<Json> DecodeObjectBody(ApiHandler::Call& call);
+// A 413 when `object`, serialized, is larger than the store keeps (kMaxStoredObjectBytes).
+std::optional<ApiError> CheckStoredSize(const Json& object);
 // DeleteOptions from the body and the query (propagationPolicy, gracePeriodSeconds, dryRun,
 // orphanDependents, preconditions).
 ApiResult<DeleteOptions> ParseDeleteOptions(const ApiHandler::Call& call);

@@ -232,7 +232,7 @@ HttpResponse ApiHandler::ListOrWatch(Call& call) {
 }
 
 HttpResponse ApiHandler::CreateObject(Call& call) {
-  auto body = DecodeBody(call.req);
+  auto body = DecodeObjectBody(call);
   if (!body.ok()) return ErrorResponse(body.error());
   auto created = objects_->Create(call.type, call.info.ns, std::move(*body), call.write);
   if (!created.ok()) return ErrorResponse(created.error());
@@ -240,7 +240,7 @@ HttpResponse ApiHandler::CreateObject(Call& call) {
 }
 
 HttpResponse ApiHandler::UpdateObject(Call& call) {
-  auto body = DecodeBody(call.req);
+  auto body = DecodeObjectBody(call);
   if (!body.ok()) return ErrorResponse(body.error());
   auto updated = objects_->Update(call.type, call.info.ns, call.info.name, std::move(*body),
                                   call.info.subresource, call.write);

@@ -1,6 +1,7 @@
 // PATCH (json, merge, strategic, apply) and the scale subresource of ApiHandler.
 #include <nlohmann/json.hpp>
 
+#include "cluster/apiserver/builtin_validation.h"
 #include "cluster/apiserver/handler_util.h"
 #include "cluster/apiserver/object_meta.h"
 #include "cluster/apiserver/patch.h"
@@ -39,6 +40,13 @@ ApiResult<Json> ApplyPatch(PatchKind kind, const ResourceType& type, const Json&
                            const Json& patch) {
   switch (kind) {
     case PatchKind::kJson: {
+      if (patch.is_array() && patch.size() > kMaxJsonPatchOperations) {
+        return ApiError{413, "RequestEntityTooLarge",
+                        "Request entity too large: The allowed maximum operations in a JSON patch "
+                        "is " + std::to_string(kMaxJsonPatchOperations) + ", got " +
+                            std::to_string(patch.size()),
+                        nullptr};
+      }
       auto out = ApplyJsonPatch(current, patch);
       if (out.ok()) return std::move(*out);
       if (out.status().code() == StatusCode::kInvalidArgument) {
@@ -134,7 +142,15 @@ HttpResponse ApiHandler::PatchObject(Call& call) {
   const Json& body = *patch;
   auto updated = objects_->Modify(
       call.type, call.info.ns, call.info.name,
-      [&](const Json& current) { return ApplyPatch(kind, call.type, current, body); },
+      [&](const Json& current) -> ApiResult<Json> {
+        auto patched = ApplyPatch(kind, call.type, current, body);
+        if (!patched.ok()) return patched;
+        if (auto too_large = CheckStoredSize(*patched)) return *too_large;
+        if (call.type.group.empty() && call.type.kind == "Secret" && patched->is_object()) {
+          SecretStringDataToData(&*patched);
+        }
+        return patched;
+      },
       call.info.subresource, call.write);
   if (!updated.ok()) return ErrorResponse(updated.error());
   return JsonResponse(200, *updated, call.warnings);

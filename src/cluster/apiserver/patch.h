@@ -22,7 +22,10 @@ namespace trimtab::cluster {
 // operation objects, unknown op, missing member, bad pointer syntax) gives InvalidArgument (the
 // apiserver's 400); an operation that cannot apply (missing path, failed test, index out of
 // range) gives FailedPrecondition (the apiserver's 422). Nothing is applied unless all are.
+// `copy` operations together may copy at most kMaxJsonPatchCopyBytes of serialized JSON
+// (FailedPrecondition beyond), as json-patch's AccumulatedCopySizeLimit bounds them upstream.
 StatusOr<Json> ApplyJsonPatch(const Json& document, const Json& patch);
+inline constexpr size_t kMaxJsonPatchCopyBytes = 3 * 1024 * 1024;
 
 // RFC 7386: objects merge recursively, null removes a member, anything else replaces.
 Json ApplyMergePatch(const Json& target, const Json& patch);
