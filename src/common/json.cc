@@ -127,8 +127,23 @@ StatusOr<Json> ParseJson(std::string_view text, std::string_view what,
     return InvalidArgumentError(std::string(what) + ": invalid JSON: " + e.what());
   }
   if (!ok) {
-    return InvalidArgumentError(std::string(what) + ": invalid JSON: " +
-                                (builder.error().empty() ? "parse error" : builder.error()));
+    // The parser quotes the last token read, which may be the very bytes that are not UTF-8.
+    std::string why = builder.error().empty() ? "parse error" : builder.error();
+    if (!IsValidUtf8(why)) {
+      std::string clean;
+      for (unsigned char c : why) {
+        if (c < 0x80) {
+          clean.push_back(static_cast<char>(c));
+        } else {
+          static constexpr char kHex[] = "0123456789ABCDEF";
+          clean += "\\x";
+          clean.push_back(kHex[c >> 4]);
+          clean.push_back(kHex[c & 15]);
+        }
+      }
+      why = std::move(clean);
+    }
+    return InvalidArgumentError(std::string(what) + ": invalid JSON: " + why);
   }
   return std::move(builder.root());
 }
@@ -226,15 +241,15 @@ struct YamlBudget {
   int64_t values_left;
 };
 
-StatusOr<Json> YamlToJson(const YAML::Node& node, const std::string& path, int depth,
-                          YamlBudget* budget) {
+// `path` is the node's field path, extended and restored in place so that deep documents cost
+// linear time (a path string per level made a 10,000-level alias loop quadratic).
+StatusOr<Json> YamlToJson(const YAML::Node& node, std::string* path, int depth, YamlBudget* budget) {
+  const auto where = [&] { return path->empty() ? std::string("document") : *path; };
   if (--budget->values_left < 0) {
-    return InvalidArgumentError((path.empty() ? std::string("document") : path) +
-                                ": the document expands to too many values (excessive aliasing)");
+    return InvalidArgumentError(where() + ": the document expands to too many values (excessive aliasing)");
   }
   if (depth > kMaxJsonDepth) {
-    return InvalidArgumentError((path.empty() ? std::string("document") : path) +
-                                ": nesting depth exceeds the limit of " +
+    return InvalidArgumentError(where() + ": nesting depth exceeds the limit of " +
                                 std::to_string(kMaxJsonDepth));
   }
   switch (node.Type()) {
@@ -243,15 +258,11 @@ StatusOr<Json> YamlToJson(const YAML::Node& node, const std::string& path, int d
       return Json(nullptr);
     case YAML::NodeType::Scalar: {
       const std::string& s = node.Scalar();
-      if (!IsValidUtf8(s)) {
-        return InvalidArgumentError((path.empty() ? std::string("document") : path) +
-                                    ": invalid UTF-8 in a string");
-      }
+      if (!IsValidUtf8(s)) return InvalidArgumentError(where() + ": invalid UTF-8 in a string");
       if (node.Tag() == "?") {  // plain (unquoted) scalar: resolve its type
         if (auto v = PlainScalarToJson(s)) {
           if (v->is_number_float() && !std::isfinite(v->get<double>())) {
-            return InvalidArgumentError((path.empty() ? std::string("document") : path) +
-                                        ": number " + s + " is out of range");
+            return InvalidArgumentError(where() + ": number " + s + " is out of range");
           }
           return *v;
         }
@@ -261,26 +272,33 @@ StatusOr<Json> YamlToJson(const YAML::Node& node, const std::string& path, int d
     case YAML::NodeType::Sequence: {
       Json arr = Json::array();
       size_t i = 0;
+      const size_t mark = path->size();
       for (const auto& item : node) {
-        TRIMTAB_ASSIGN_OR_RETURN(Json v, YamlToJson(item, JoinPath(path, i), depth + 1, budget));
-        arr.push_back(std::move(v));
+        path->append("[" + std::to_string(i) + "]");
+        auto v = YamlToJson(item, path, depth + 1, budget);
+        if (!v.ok()) return v;
+        path->resize(mark);
+        arr.push_back(std::move(v).value());
         ++i;
       }
       return arr;
     }
     case YAML::NodeType::Map: {
       Json obj = Json::object();
+      const size_t mark = path->size();
       for (const auto& kv : node) {
         if (!kv.first.IsScalar()) {
-          return InvalidArgumentError(path + ": mapping keys must be scalars");
+          return InvalidArgumentError(*path + ": mapping keys must be scalars");
         }
         const std::string key = kv.first.Scalar();
-        if (!IsValidUtf8(key)) return InvalidArgumentError(path + ": invalid UTF-8 in a key");
-        if (obj.contains(key)) {
-          return InvalidArgumentError(JoinPath(path, key) + ": duplicate key");
-        }
-        TRIMTAB_ASSIGN_OR_RETURN(Json v, YamlToJson(kv.second, JoinPath(path, key), depth + 1, budget));
-        obj[key] = std::move(v);
+        if (!IsValidUtf8(key)) return InvalidArgumentError(*path + ": invalid UTF-8 in a key");
+        if (!path->empty()) path->push_back('.');
+        path->append(key);
+        if (obj.contains(key)) return InvalidArgumentError(*path + ": duplicate key");
+        auto v = YamlToJson(kv.second, path, depth + 1, budget);
+        if (!v.ok()) return v;
+        path->resize(mark);
+        obj[key] = std::move(v).value();
       }
       return obj;
     }
@@ -338,7 +356,8 @@ StatusOr<Json> ParseYaml(std::string_view text, std::string_view what) {
   try {
     YAML::Node node = YAML::Load(std::string(text));
     YamlBudget budget = BudgetFor(text);
-    auto result = YamlToJson(node, "", 0, &budget);
+    std::string path;
+    auto result = YamlToJson(node, &path, 0, &budget);
     if (!result.ok()) return result.status().WithContext(what);
     return result;
   } catch (const YAML::Exception& e) {
@@ -354,7 +373,8 @@ StatusOr<std::vector<Json>> ParseYamlStream(std::string_view text, std::string_v
     YamlBudget budget = BudgetFor(text);
     for (const YAML::Node& node : YAML::LoadAll(std::string(text))) {
       if (node.IsNull() || !node.IsDefined()) continue;
-      auto result = YamlToJson(node, "", 0, &budget);
+      std::string path;
+      auto result = YamlToJson(node, &path, 0, &budget);
       if (!result.ok()) return result.status().WithContext(what);
       docs.push_back(std::move(result).value());
     }

@@ -56,7 +56,11 @@ TEST(JsonLimitsTest, Issue27NumbersOutOfRangeAreErrorsNotExceptions) {
 
 TEST(JsonLimitsTest, Issue27InvalidUtf8IsRejectedByEveryDecoder) {
   const std::string bad = "{\"a\":\"\xff\xfe\"}";
-  EXPECT_FALSE(ParseJson(bad, "x").ok());
+  auto parsed = ParseJson(bad, "x");
+  ASSERT_FALSE(parsed.ok());
+  // The message quotes the bad bytes escaped, so it can itself be sent as JSON.
+  EXPECT_TRUE(IsValidUtf8(parsed.status().message())) << parsed.status().message();
+  EXPECT_NO_THROW(static_cast<void>(Json(parsed.status().message()).dump()));
   EXPECT_FALSE(ParseYaml("a: \"\xc3\x28\"", "x").ok());
   EXPECT_FALSE(ParseYaml("\xed\xa0\x80: 1", "x").ok());  // a surrogate as a key
   EXPECT_TRUE(ParseYaml("a: h\xc3\xa9llo", "x").ok());
