@@ -134,6 +134,10 @@ class ServiceProxy::Impl : public std::enable_shared_from_this<Impl> {
     });
   }
 
+  std::map<std::string, std::string> BindErrors() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return bind_errors_;
+  }
   std::vector<std::string> Listeners() const {
     std::lock_guard<std::mutex> lock(mu_);
     return std::vector<std::string>(open_.begin(), open_.end());
@@ -231,14 +235,24 @@ class ServiceProxy::Impl : public std::enable_shared_from_this<Impl> {
       if (!ec) listener->acceptor.bind(endpoint, ec);
       if (!ec) listener->acceptor.listen(asio::socket_base::max_listen_connections, ec);
       if (ec) {
-        if (bind_errors_[key] != ec.message()) {
-          spdlog::warn("service proxy: cannot listen on {} for service {}: {}", key,
-                       target.service, ec.message());
-          bind_errors_[key] = ec.message();
+        // An error, not a warning (issue 27): whoever holds the address answers the Service's
+        // clients instead of its endpoints, so the operator would talk to a stranger's Flink.
+        const std::string why = ec == asio::error::address_in_use
+                                    ? ec.message() + " (held by another process)"
+                                    : ec.message();
+        std::lock_guard<std::mutex> lock(mu_);
+        if (bind_errors_[key] != why) {
+          spdlog::error("service proxy: cannot serve service {} on {}: {}; its clients reach "
+                        "whatever holds the address until it is free (retrying)",
+                        target.service, key, why);
+          bind_errors_[key] = why;
         }
         continue;
       }
-      bind_errors_.erase(key);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        bind_errors_.erase(key);
+      }
       listeners_[key] = listener;
       {
         std::lock_guard<std::mutex> lock(mu_);
@@ -293,7 +307,7 @@ class ServiceProxy::Impl : public std::enable_shared_from_this<Impl> {
   // Strand only.
   bool stopping_ = false;
   std::map<std::string, std::shared_ptr<Listener>> listeners_;
-  std::map<std::string, std::string> bind_errors_;
+  std::map<std::string, std::string> bind_errors_;  // "ip:port" -> why; guarded by mu_
 
   mutable std::mutex mu_;
   std::map<std::string, std::vector<tcp::endpoint>> backends_;  // guarded by mu_
@@ -324,5 +338,6 @@ Status ServiceProxy::Start() {
 void ServiceProxy::Stop() { impl_->Stop(); }
 
 std::vector<std::string> ServiceProxy::ListenersForTest() const { return impl_->Listeners(); }
+std::map<std::string, std::string> ServiceProxy::BindErrors() const { return impl_->BindErrors(); }
 
 }  // namespace trimtab::cluster::runtime

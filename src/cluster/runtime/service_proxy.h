@@ -6,12 +6,15 @@
 //
 // Differences from kube-proxy: no UDP/SCTP, no NodePort/LoadBalancer/externalIPs, no session
 // affinity; a connection to a Service without ready endpoints is accepted and closed at once
-// (kube-proxy rejects it); ports below 1024 need the privilege to bind them (the failure is
-// logged and retried).
+// (kube-proxy rejects it); ports below 1024 need the privilege to bind them. A listener that
+// cannot bind (the address held by another process, no privilege) is an error: logged at error
+// level, reported by BindErrors() and retried; meanwhile the Service's clients reach whatever
+// holds the address.
 //
 // Threading: `threads` Asio I/O threads; informer handlers only schedule a reconcile.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +40,8 @@ class ServiceProxy {
 
   // "127.10.0.1:80" for every listener currently open (tests).
   std::vector<std::string> ListenersForTest() const;
+  // "127.10.0.1:80" -> why, for every Service address that cannot be served right now.
+  std::map<std::string, std::string> BindErrors() const;
 
   class Impl;
 

@@ -224,5 +224,31 @@ TEST_F(ServiceProxyTest, DeploymentPodsAnswerThroughTheirService) {
   EXPECT_TRUE(logged);
 }
 
+// Issue 27: when another process held a Service address, the proxy only warned and the
+// operator talked to that process. It is now an error the proxy reports until the address frees.
+TEST_F(ServiceProxyTest, Issue27AddressHeldByAnotherProcessIsAnError) {
+  const std::string ip = Prefix(11) + "77";
+  int stranger = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(8080);
+  ::inet_pton(AF_INET, ip.c_str(), &addr.sin_addr);
+  ASSERT_EQ(::bind(stranger, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(::listen(stranger, 4), 0);
+  StartProxy();
+  Create(ServicesGvr(), {{"apiVersion", "v1"},
+                         {"kind", "Service"},
+                         {"metadata", {{"name", "held"}}},
+                         {"spec", {{"clusterIP", ip}, {"ports", Json::array({{{"port", 8080}}})}}}});
+  const std::string key = ip + ":8080";
+  ASSERT_TRUE(Eventually([&] { return proxy_->BindErrors().count(key) == 1; }));
+  EXPECT_NE(proxy_->BindErrors().at(key).find("held by another process"), std::string::npos)
+      << proxy_->BindErrors().at(key);
+  EXPECT_TRUE(proxy_->ListenersForTest().empty());
+  ::close(stranger);
+  EXPECT_TRUE(Eventually([&] { return proxy_->BindErrors().empty(); }));
+  EXPECT_EQ(proxy_->ListenersForTest(), std::vector<std::string>{key});
+}
+
 }  // namespace
 }  // namespace trimtab::cluster::runtime::testing
