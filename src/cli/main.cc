@@ -3,8 +3,11 @@
 
 #include <cstdio>
 
+#include <spdlog/spdlog.h>
+
 #include "cli/commands.h"
 #include "common/logging.h"
+#include "common/process_limits.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -33,6 +36,13 @@ int main(int argc, char** argv) {
   app.parse_complete_callback([&] {
     trimtab::Status s = trimtab::InitLogging(log_level);
     if (!s.ok()) throw CLI::ValidationError(s.message());
+    // Every watch, connection and simulated listener holds a descriptor: take what the hard
+    // limit allows before any thread starts (issue 27: ~1,000 watches exhausted 1024).
+    if (auto limit = trimtab::RaiseOpenFileLimit(); !limit.ok()) {
+      spdlog::warn("cannot raise the open-file limit: {}", limit.status().message());
+    } else if (limit->after != limit->before) {
+      spdlog::debug("open-file limit raised from {} to {}", limit->before, limit->after);
+    }
   });
 
   try {

@@ -37,7 +37,7 @@ struct OperatorFlags {
   std::string lease_namespace;
   std::string reconcile_interval;
   int health_port = 8085;
-  std::string health_address = "0.0.0.0";
+  std::string health_address = "127.0.0.1";
   int workers = 4;
   std::string resolve_services = "auto";  // auto: through the API server unless in-cluster
 };
@@ -221,8 +221,9 @@ void RegisterOperatorCommand(CLI::App& app, int* exit_code) {
                   "port of /healthz, /readyz and /metrics (Prometheus, docs/metrics.md); -1 = off")
       ->capture_default_str();
   cmd->add_option("--health-address", flags->health_address,
-                  "address the health port binds (trimtab local's process pods set "
-                  "TRIMTAB_HEALTH_ADDRESS to the pod IP)")
+                  "address the health port binds: loopback unless configured (the deploy/ "
+                  "manifests and trimtab local's process pods set TRIMTAB_HEALTH_ADDRESS to the "
+                  "pod IP)")
       ->envname("TRIMTAB_HEALTH_ADDRESS")
       ->capture_default_str();
   cmd->add_option("--workers", flags->workers, "reconcile workers per resource kind")

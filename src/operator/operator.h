@@ -86,9 +86,9 @@ struct OperatorOptions {
   // autoscaler's per-job series (docs/metrics.md).
   MetricsRegistry* metrics = nullptr;
   // /healthz, /readyz and /metrics on <health_address>:<port> (-1 = no health server, 0 = any
-  // free port).
+  // free port). Loopback unless configured: the endpoints are unauthenticated.
   int health_port = -1;
-  std::string health_address = "0.0.0.0";
+  std::string health_address = "127.0.0.1";
   // Backoff of failed passes: base * 2^failures capped at max.
   Duration error_backoff_base = std::chrono::seconds(1);
   Duration error_backoff_max = std::chrono::minutes(5);
