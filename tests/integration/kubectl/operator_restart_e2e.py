@@ -138,7 +138,12 @@ def main():
             spec = st["reconciliationStatus"]
             expect(spec["state"] == "DEPLOYED" and '"parallelism":4' in spec["lastReconciledSpec"],
                    spec)
-            location = st["jobStatus"].get("upgradeSavepointPath") or ""
+            # The upgrade savepoint reached the history (issue 28) and the restore path was
+            # consumed once the new job ran.
+            last = st["jobStatus"].get("savepointInfo", {}).get("lastSavepoint") or {}
+            location = last.get("location") or ""
+            expect(last.get("triggerType") == "UPGRADE", st["jobStatus"])
+            expect(not st["jobStatus"].get("upgradeSavepointPath"), st["jobStatus"])
             expect(location.startswith("file:///flink-data/%s/savepoints/savepoint-" % name),
                    st["jobStatus"])
             expect(os.path.isfile(os.path.join(fl.fs_path(location), "_metadata")), location)
