@@ -374,7 +374,9 @@ def main():
             expect(last.get("triggerType") == "UPGRADE", sp)
             location = last["location"]
             expect(location.startswith("file:///flink-data/%s/savepoints/savepoint-" % name), sp)
-            expect(st["jobStatus"].get("upgradeSavepointPath") == location, st["jobStatus"])
+            # Consumed once the restored job runs (issue 28: no stale path for a later restore).
+            expect(not st["jobStatus"].get("upgradeSavepointPath"), st["jobStatus"])
+            expect([s["location"] for s in sp.get("savepointHistory", [])] == [location], sp)
             expect(os.path.isfile(os.path.join(fl.fs_path(location), "_metadata")), location)
             restored = fl.restored_from(ns, name, new)
             expect(restored and restored["is_savepoint"] and restored["external_path"] == location,
@@ -405,7 +407,7 @@ def main():
                   "-p", '{"spec":{"job":{"parallelism":3}}}')
             st = fl.wait_running(ns, name, job_id_not=old)
             new = st["jobStatus"]["jobId"]
-            location = st["jobStatus"]["upgradeSavepointPath"]
+            location = st["jobStatus"]["savepointInfo"]["lastSavepoint"]["location"]
             restored = fl.restored_from(ns, name, new)
             expect(restored and restored["external_path"] == location, (restored, location))
             t = fl.wait_ledger(ns, name, 2)
