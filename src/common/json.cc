@@ -1,5 +1,6 @@
 #include "common/json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -237,6 +238,11 @@ std::optional<Json> PlainScalarToJson(const std::string& s) {
 
 // Limits of one YAML conversion: depth, and a budget of values so that aliases cannot expand a
 // small text into a huge document (or loop: yaml-cpp lets an anchor refer to itself).
+// yaml-cpp's parser stops at 2,000 levels; only aliases can build deeper documents (an anchor
+// that contains itself loops forever), and this conversion's frames are large (under ASan
+// 10,000 of them overflowed the stack: found by fuzz_yaml), so it stops there too.
+constexpr int kMaxYamlDepth = 2000;
+
 struct YamlBudget {
   int64_t values_left;
 };
@@ -248,9 +254,9 @@ StatusOr<Json> YamlToJson(const YAML::Node& node, std::string* path, int depth, 
   if (--budget->values_left < 0) {
     return InvalidArgumentError(where() + ": the document expands to too many values (excessive aliasing)");
   }
-  if (depth > kMaxJsonDepth) {
+  if (depth > kMaxYamlDepth) {
     return InvalidArgumentError(where() + ": nesting depth exceeds the limit of " +
-                                std::to_string(kMaxJsonDepth));
+                                std::to_string(kMaxYamlDepth));
   }
   switch (node.Type()) {
     case YAML::NodeType::Undefined:
@@ -371,7 +377,28 @@ StatusOr<std::vector<Json>> ParseYamlStream(std::string_view text, std::string_v
   try {
     std::vector<Json> docs;
     YamlBudget budget = BudgetFor(text);
-    for (const YAML::Node& node : YAML::LoadAll(std::string(text))) {
+    // Not YAML::LoadAll: on some malformed flow collections (", {\xff\x16\xca: c}]...", found by
+    // fuzz_yaml) yaml-cpp 0.7's document loop never advances and never ends. A line that starts
+    // with "---" or "..." followed by a blank or the end of the line is a document boundary
+    // wherever it appears (YAML 1.2, c-forbidden), so the stream is cut there and each piece
+    // loaded on its own.
+    std::vector<std::string_view> pieces;
+    size_t start = 0;
+    for (size_t line = 0; line < text.size();) {
+      const size_t eol = std::min(text.find('\n', line), text.size());
+      const std::string_view l = text.substr(line, eol - line);
+      const bool marker = (l.starts_with("---") || l.starts_with("...")) &&
+                          (l.size() == 3 || l[3] == ' ' || l[3] == '\t' || l[3] == '\r');
+      if (marker && line > start) {
+        pieces.push_back(text.substr(start, line - start));
+        start = line;
+      }
+      line = eol + 1;
+    }
+    pieces.push_back(text.substr(start));
+    for (std::string_view piece : pieces) {
+      if (piece.starts_with("...")) piece.remove_prefix(3);  // an end marker ends the previous one
+      const YAML::Node node = YAML::Load(std::string(piece));
       if (node.IsNull() || !node.IsDefined()) continue;
       std::string path;
       auto result = YamlToJson(node, &path, 0, &budget);

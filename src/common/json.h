@@ -50,9 +50,9 @@ StatusOr<Json> ParseJson(std::string_view text, std::string_view what,
                          const JsonParseOptions& options = {});
 // Parses YAML (a single document; JSON is YAML too) into the JSON data model. Scalars keep their
 // YAML type: plain `true`/`false`, integers and floats become JSON booleans and numbers, quoted
-// scalars stay strings. Bounded like JSON: nesting at most kMaxJsonDepth (yaml-cpp's own parser
-// stops at 2000 block levels), scalars must be valid UTF-8, non-finite numbers and a document
-// whose aliases expand it far beyond its text (a "billion laughs") are errors.
+// scalars stay strings. Bounded: nesting at most 2,000 levels (yaml-cpp's own parser stops
+// there; aliases cannot go deeper either), scalars must be valid UTF-8, non-finite numbers and
+// a document whose aliases expand it far beyond its text (a "billion laughs") are errors.
 StatusOr<Json> ParseYaml(std::string_view text, std::string_view what);
 // Parses every document of a YAML stream ("---" separated); empty documents are skipped.
 StatusOr<std::vector<Json>> ParseYamlStream(std::string_view text, std::string_view what);
