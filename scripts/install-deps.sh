@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git
+  ccache  # reuses compiled objects across builds and checkouts (CMakeLists.txt)
   libboost-dev libboost-system-dev
   libcurl4-openssl-dev openssl
   nlohmann-json3-dev libyaml-cpp-dev libre2-dev
