@@ -23,12 +23,14 @@ scripts/install-deps.sh) to read the manifest.
 """
 
 import argparse
+import base64
 import datetime
 import http.client
 import json
 import os
 import shutil
 import signal
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -57,6 +59,24 @@ NAMESPACE = "default"
 # Every address the script talks to is local (the API server, the rest Service clusterIP):
 # never through an http_proxy from the environment.
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+def api_opener(kubeconfig):
+    """(server URL, opener) for the API server of trimtab local's kubeconfig: HTTPS verified
+    with the kubeconfig's CA and the administrator's bearer token on every request."""
+    with open(kubeconfig) as f:
+        config = yaml.safe_load(f)
+    cluster = config["clusters"][0]["cluster"]
+    user = config["users"][0].get("user") or {}
+    handlers = [urllib.request.ProxyHandler({})]
+    if cluster.get("certificate-authority-data"):
+        ctx = ssl.create_default_context(
+            cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
+        handlers.append(urllib.request.HTTPSHandler(context=ctx))
+    opener = urllib.request.build_opener(*handlers)
+    if user.get("token"):
+        opener.addheaders = [("Authorization", "Bearer " + user["token"])]
+    return cluster["server"], opener
 
 
 class DemoError(Exception):
@@ -139,7 +159,8 @@ class Cluster:
             server = self._server()
             if not server:
                 return False
-            with OPENER.open(server + "/version", timeout=2) as r:
+            url, opener = api_opener(self.kubeconfig)
+            with opener.open(url + "/version", timeout=2) as r:
                 return r.status == 200
         except (OSError, ValueError, http.client.HTTPException):
             return False
@@ -163,13 +184,14 @@ class Cluster:
 
 
 class Api:
-    """The few calls the demo makes to the API server of trimtab local (plain HTTP, no
-    authentication), in the namespace default."""
+    """The few calls the demo makes to the API server of trimtab local (HTTPS with the
+    kubeconfig's CA and token), in the namespace default."""
 
     FLINK_DEPLOYMENTS = "/apis/flink.apache.org/v1beta1/namespaces/%s/flinkdeployments" % NAMESPACE
     CORE = "/api/v1/namespaces/" + NAMESPACE
 
-    def __init__(self, server):
+    def __init__(self, kubeconfig):
+        server, self.opener = api_opener(kubeconfig)
         self.server = server.rstrip("/")
 
     def request(self, method, path, body=None, timeout=30):
@@ -179,7 +201,7 @@ class Api:
                                      headers={"Content-Type": "application/json",
                                               "Accept": "application/json"})
         try:
-            with OPENER.open(req, timeout=timeout) as r:
+            with self.opener.open(req, timeout=timeout) as r:
                 return json.loads(r.read())
         except urllib.error.HTTPError as e:
             try:
@@ -238,7 +260,7 @@ class StateWatch(threading.Thread):
             url = "%s%s/configmaps?%s" % (self.api.server, Api.CORE, urllib.parse.urlencode(query))
             try:
                 # The timeout only bounds a silent connection: the loop reconnects after it.
-                with OPENER.open(url, timeout=10) as stream:
+                with self.api.opener.open(url, timeout=10) as stream:
                     for line in stream:
                         if self.stopped.is_set():
                             return
@@ -354,7 +376,7 @@ class Demo:
         watch = None
         try:
             cluster.start()
-            api = Api(cluster.server)
+            api = Api(cluster.kubeconfig)
             name = api.create_flink_deployment(manifest)["metadata"]["name"]
             self.wall_origin = time.monotonic()
             fd = api.flink_deployment(name)

@@ -8,6 +8,7 @@ packages=(
   ccache  # reuses compiled objects across builds and checkouts (CMakeLists.txt)
   libboost-dev libboost-system-dev
   libcurl4-openssl-dev openssl
+  libssl-dev  # TLS of trimtab local's API server and its local CA (src/adapters/http/x509.h)
   nlohmann-json3-dev libyaml-cpp-dev libre2-dev
   libsqlite3-dev zlib1g-dev
   libspdlog-dev libfmt-dev libcli11-dev

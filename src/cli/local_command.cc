@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "adapters/kube/kube_client.h"
+#include "adapters/kube/rest_config.h"
 #include "cli/autoscaler_factory.h"
 #include "cli/commands.h"
 #include "cluster/apiserver/apiserver.h"
@@ -63,6 +64,8 @@ struct LocalFlags {
   std::string feature_gates;
   std::string hpa_sync_period = "15s";
   std::string external_metrics_rules;
+  // More names (DNS or IP) for the API server's certificate and Host check.
+  std::vector<std::string> tls_sans;
 };
 
 // PodRunners built into `trimtab local`, tried in this order before the default runner (the
@@ -72,15 +75,15 @@ struct LocalFlags {
 // The simulated Flink clusters also feed the metrics APIs (`metrics`, may be null): topics and
 // TaskManager CPU (docs/hpa-local.md).
 std::vector<cluster::runtime::PodRunnerFactory> InTreePodRunners(
-    const LocalFlags& flags, const std::string& server_url,
+    const LocalFlags& flags, const kube::RestConfig& admin,
     const std::map<std::string, sim::flink::WorkloadEntry>& workloads,
     std::shared_ptr<cluster::metrics::LocalMetricsProvider> metrics) {
   cluster::runtime::PodRunnerFactory flink =
-      [data_dir = flags.data_dir, seed = flags.seed, server_url, workloads,
+      [data_dir = flags.data_dir, seed = flags.seed, admin, workloads,
        metrics](const cluster::runtime::RuntimeContext& context)
       -> StatusOr<std::shared_ptr<cluster::PodRunner>> {
     TRIMTAB_ASSIGN_OR_RETURN(std::unique_ptr<kube::KubeClient> client,
-                             kube::KubeClient::Create({.server = server_url}, {}));
+                             kube::KubeClient::Create(admin, {}));
     auto runner = std::make_shared<sim::flink::FlinkPodRunner>(sim::flink::FlinkPodRunnerOptions{
         .kube = std::shared_ptr<const kube::KubeClient>(std::move(client)),
         .clock = context.clock,
@@ -92,11 +95,12 @@ std::vector<cluster::runtime::PodRunnerFactory> InTreePodRunners(
   };
   // Pods of the trimtab image (deploy/): the real binary as a child process.
   cluster::runtime::PodRunnerFactory process =
-      [data_dir = flags.data_dir, server_url](const cluster::runtime::RuntimeContext& context)
+      [data_dir = flags.data_dir, admin](const cluster::runtime::RuntimeContext& context)
       -> StatusOr<std::shared_ptr<cluster::PodRunner>> {
     return std::shared_ptr<cluster::PodRunner>(std::make_shared<cluster::runtime::ProcessPodRunner>(
         cluster::runtime::ProcessPodRunnerOptions{.data_dir = data_dir,
-                                                  .api_server_url = server_url,
+                                                  .api_server_url = admin.server,
+                                                  .api_server_ca = admin.tls.ca_data,
                                                   .client = context.client,
                                                   .clock = context.clock,
                                                   .events = context.events}));
@@ -147,11 +151,11 @@ StatusOr<std::shared_ptr<cluster::metrics::LocalMetricsProvider>> MakeMetricsPro
   return provider;
 }
 
-// The operator in the same process, against the API server over loopback HTTP exactly as
-// `trimtab operator` would run against a real one.
+// The operator in the same process, against the API server over loopback HTTPS with the
+// administrator's credentials, exactly as `trimtab operator` would run against a real one.
 StatusOr<std::unique_ptr<op::Operator>> StartOperator(const LocalFlags& flags,
-                                                      const std::string& server_url, Clock* clock) {
-  op::OperatorOptions options{.rest_config = {.server = server_url}, .clock = clock};
+                                                      const kube::RestConfig& admin, Clock* clock) {
+  op::OperatorOptions options{.rest_config = admin, .clock = clock};
   options.health_port = flags.operator_metrics_port;
   options.health_address = flags.address;
   TRIMTAB_ASSIGN_OR_RETURN(options.autoscaler_factory,
@@ -169,16 +173,32 @@ StatusOr<std::unique_ptr<op::Operator>> StartOperator(const LocalFlags& flags,
   return op;
 }
 
-std::string Kubeconfig(const std::string& server_url) {
+// How the in-process clients (operator, runtime, pod runners) reach the API server: its URL,
+// its CA and the administrator's token, as the kubeconfig below gives them to kubectl.
+kube::RestConfig AdminConfig(const cluster::ApiServer& server) {
+  kube::RestConfig config;
+  config.server = server.url();
+  config.tls.ca_data = server.ca_certificate_pem();
+  config.bearer_token = server.admin_token();
+  return config;
+}
+
+// The administrator's kubeconfig: the server, the CA that signed its certificate
+// (certificate-authority-data) and the bearer token of system:admin.
+std::string Kubeconfig(const kube::RestConfig& admin) {
+  std::string cluster = "    server: " + admin.server + "\n";
+  if (!admin.tls.ca_data.empty()) {
+    cluster += "    certificate-authority-data: " + kube::Base64Encode(admin.tls.ca_data) + "\n";
+  }
+  const std::string user =
+      admin.bearer_token.empty() ? "  user: {}\n" : "  user:\n    token: " + admin.bearer_token + "\n";
   return "apiVersion: v1\n"
          "kind: Config\n"
          "clusters:\n"
          "- name: trimtab-local\n"
-         "  cluster:\n"
-         "    server: " + server_url + "\n"
+         "  cluster:\n" + cluster +
          "users:\n"
-         "- name: trimtab-local\n"
-         "  user: {}\n"
+         "- name: trimtab-local\n" + user +
          "contexts:\n"
          "- name: trimtab-local\n"
          "  context:\n"
@@ -188,6 +208,7 @@ std::string Kubeconfig(const std::string& server_url) {
          "current-context: trimtab-local\n";
 }
 
+// Writes `text` readable by the owner only (the kubeconfig holds the administrator's token).
 Status WriteFileAtomically(const std::filesystem::path& path, const std::string& text) {
   std::filesystem::path tmp = path;
   tmp += ".tmp";
@@ -197,6 +218,10 @@ Status WriteFileAtomically(const std::filesystem::path& path, const std::string&
     if (!out.flush()) return UnavailableError("cannot write " + tmp.string());
   }
   std::error_code ec;
+  std::filesystem::permissions(tmp,
+                               std::filesystem::perms::owner_read |
+                                   std::filesystem::perms::owner_write,
+                               std::filesystem::perm_options::replace, ec);
   std::filesystem::rename(tmp, path, ec);
   if (ec) return UnavailableError("cannot write " + path.string() + ": " + ec.message());
   return Status::Ok();
@@ -290,6 +315,9 @@ int RunLocal(const LocalFlags& flags) {
         cluster::runtime::Runtime* runtime = runtime_for_logs->load();
         return runtime ? runtime->PodLogs(pod, container) : std::string();
       }};
+  // TLS with the local CA, every request authenticated, Host checked (docs/security.md).
+  options.security = cluster::ApiServerSecurity::Local();
+  options.security.extra_names = flags.tls_sans;
   options.feature_gates = *gates;
   std::shared_ptr<cluster::metrics::LocalMetricsProvider> local_metrics;
   if (!flags.api_only) {
@@ -311,15 +339,17 @@ int RunLocal(const LocalFlags& flags) {
     std::fprintf(stderr, "trimtab local: %s\n", server.status().ToString().c_str());
     return 1;
   }
+  const kube::RestConfig admin = AdminConfig(**server);
   std::unique_ptr<cluster::runtime::Runtime> runtime;
   if (!flags.api_only) {
     auto created = cluster::runtime::Runtime::Create({.server_url = (*server)->url(),
+                                                      .rest_config = admin,
                                                       .clock = clock,
                                                       .nodes = *nodes,
                                                       .pod_cidr = flags.pod_cidr,
                                                       .service_cidr = flags.service_cidr,
                                                       .pod_runners = InTreePodRunners(
-                                                          flags, (*server)->url(), workloads,
+                                                          flags, admin, workloads,
                                                           local_metrics),
                                                       .schedulers = InTreeSchedulers(*volcano_config),
                                                       .hpa = HpaOptions(*gates, *hpa_sync)});
@@ -338,10 +368,10 @@ int RunLocal(const LocalFlags& flags) {
   Status crds_and_operator = [&]() -> Status {
     if (flags.api_only) return Status::Ok();
     TRIMTAB_ASSIGN_OR_RETURN(std::unique_ptr<kube::KubeClient> client,
-                             kube::KubeClient::Create({.server = (*server)->url()}, {}));
+                             kube::KubeClient::Create(admin, {}));
     TRIMTAB_RETURN_IF_ERROR(op::InstallBundledCrds(*client).status());
     if (flags.no_operator) return Status::Ok();
-    TRIMTAB_ASSIGN_OR_RETURN(flink_operator, StartOperator(flags, (*server)->url(), clock));
+    TRIMTAB_ASSIGN_OR_RETURN(flink_operator, StartOperator(flags, admin, clock));
     return Status::Ok();
   }();
   if (!crds_and_operator.ok()) {
@@ -352,7 +382,7 @@ int RunLocal(const LocalFlags& flags) {
   }
   std::filesystem::path kubeconfig =
       std::filesystem::absolute(std::filesystem::path(flags.data_dir) / "kubeconfig");
-  Status written = WriteFileAtomically(kubeconfig, Kubeconfig((*server)->url()));
+  Status written = WriteFileAtomically(kubeconfig, Kubeconfig(admin));
   if (!written.ok()) {
     std::fprintf(stderr, "trimtab local: %s\n", written.ToString().c_str());
     if (flink_operator) flink_operator->Stop();
@@ -409,12 +439,21 @@ void RegisterLocalCommand(CLI::App& app, int* exit_code) {
       "FlinkSessionJob and FlinkStateSnapshot CRDs are installed at start when absent.\n\n"
       "State lives in --data-dir (default ./.trimtab, relative to the working directory) and\n"
       "survives restarts with the same resourceVersions. A kubeconfig for kubectl is written to\n"
-      "<data-dir>/kubeconfig (cluster, user and context \"trimtab-local\", plain http).\n"
+      "<data-dir>/kubeconfig (cluster, user and context \"trimtab-local\"): the API server speaks\n"
+      "HTTPS with a certificate from a CA made on first start (<data-dir>/pki) and answers only\n"
+      "authenticated requests; the kubeconfig carries the CA and the administrator's token\n"
+      "(<data-dir>/admin.token). docs/security.md describes the model.\n"
       "Pod IPs and Service clusterIPs live in 127.0.0.0/8, so `curl http://<clusterIP>:<port>/`\n"
       "reaches what a pod serves on its pod IP. Runs until SIGINT or SIGTERM.");
   cmd->add_option("--data-dir", flags->data_dir, "directory for state.db and the kubeconfig")
       ->capture_default_str();
-  cmd->add_option("--address", flags->address, "address to listen on")->capture_default_str();
+  cmd->add_option("--address", flags->address,
+                  "address to listen on (loopback by default; another address exposes the API\n"
+                  "server, which still requires TLS and credentials)")
+      ->capture_default_str();
+  cmd->add_option("--tls-san", flags->tls_sans,
+                  "another DNS name or IP address for the API server's certificate and Host\n"
+                  "check (repeatable), e.g. the host name when --address is not loopback");
   cmd->add_option("--port", flags->port,
                   "port to listen on; 0 picks a free one; default: 6443 when free, else any");
   cmd->add_option("--threads", flags->threads, "HTTP serving threads")

@@ -18,11 +18,13 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
 #include <spdlog/spdlog.h>
 
 namespace trimtab::http {
@@ -30,6 +32,7 @@ namespace trimtab::http {
 namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
+namespace ssl = boost::asio::ssl;
 using tcp = net::ip::tcp;
 
 bool CaseInsensitiveLess::operator()(std::string_view a, std::string_view b) const {
@@ -135,13 +138,25 @@ void ParseTarget(std::string_view target, HttpRequest* req) {
   }
 }
 
-class Session;
+// What a connection offers the server and its streams, whatever its transport (plain TCP or TLS).
+class SessionBase : public std::enable_shared_from_this<SessionBase> {
+ public:
+  virtual ~SessionBase() = default;
+  virtual net::any_io_executor executor() = 0;
+  // On the strand: write what the stream has queued; end the stream after a write error.
+  virtual void WriteNextChunk() = 0;
+  virtual void FailStream() = 0;
+  // On the strand, from Stop(): close an idle connection, end a stream.
+  virtual void BeginShutdown() = 0;
+  // After the I/O threads are gone: no more posts may reach this session.
+  virtual void MarkStreamDead() = 0;
+};
 
 // The ResponseStream of one streamed response. All socket work happens on the session's strand;
 // the mutex guards the queue and the flags shared with producer threads.
 class StreamImpl final : public ResponseStream {
  public:
-  StreamImpl(std::weak_ptr<Session> session, size_t max_backlog)
+  StreamImpl(std::weak_ptr<SessionBase> session, size_t max_backlog)
       : session_(std::move(session)), max_backlog_(max_backlog) {}
 
   bool Write(std::string data) override;
@@ -198,7 +213,7 @@ class StreamImpl final : public ResponseStream {
   // REQUIRES: mu_ held. Schedules the writer on the strand unless it is already running.
   void KickLocked();
 
-  std::weak_ptr<Session> session_;
+  std::weak_ptr<SessionBase> session_;
   const size_t max_backlog_;
   mutable std::mutex mu_;
   std::deque<std::string> queue_;  // guarded by mu_
@@ -237,11 +252,11 @@ class HttpServer::Impl {
   bool stopping() const { return stopping_.load(); }
   int port() const { return port_; }
 
-  void AddSession(Session* s, std::weak_ptr<Session> w) {
+  void AddSession(SessionBase* s, std::weak_ptr<SessionBase> w) {
     std::lock_guard<std::mutex> lock(sessions_mu_);
     sessions_.emplace(s, std::move(w));
   }
-  void RemoveSession(Session* s) {
+  void RemoveSession(SessionBase* s) {
     std::lock_guard<std::mutex> lock(sessions_mu_);
     sessions_.erase(s);
     sessions_cv_.notify_all();
@@ -259,7 +274,8 @@ class HttpServer::Impl {
   // Declared before ioc_ so that sessions destroyed while ioc_ shuts down can still unregister.
   std::mutex sessions_mu_;
   std::condition_variable sessions_cv_;
-  std::unordered_map<Session*, std::weak_ptr<Session>> sessions_;  // guarded by sessions_mu_
+  std::unordered_map<SessionBase*, std::weak_ptr<SessionBase>> sessions_;  // guarded by sessions_mu_
+  std::unique_ptr<ssl::context> tls_;  // set when serving HTTPS
   std::mutex stop_mu_;
   std::condition_variable stop_cv_;
   bool stopped_ = false;  // guarded by stop_mu_
@@ -282,25 +298,29 @@ class HttpServer::Impl {
 namespace {
 
 // One TCP connection: reads requests, runs the handler, writes responses (or a stream).
-class Session final : public std::enable_shared_from_this<Session> {
+// `Stream` is beast::tcp_stream (HTTP) or beast::ssl_stream<beast::tcp_stream> (HTTPS).
+template <typename Stream>
+class Session final : public SessionBase {
  public:
-  Session(tcp::socket socket, HttpServer::Impl* server)
-      : stream_(std::move(socket)), server_(server) {}
-  ~Session() {
+  static constexpr bool kTls = !std::is_same_v<Stream, beast::tcp_stream>;
+
+  Session(tcp::socket socket, HttpServer::Impl* server, ssl::context* tls)
+      : stream_(MakeStream(std::move(socket), tls)), server_(server) {}
+  ~Session() override {
     if (stream_state_) stream_state_->MarkClosed();
     server_->RemoveSession(this);
   }
 
   void Start() {
     beast::error_code ec;
-    auto ep = stream_.socket().remote_endpoint(ec);
+    auto ep = Socket().remote_endpoint(ec);
     if (!ec) remote_ = ep.address().to_string() + ":" + std::to_string(ep.port());
     server_->AddSession(this, weak_from_this());
-    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->ReadHeader(); });
+    net::dispatch(stream_.get_executor(), [self = Self()] { self->Handshake(); });
   }
 
   // Called on the strand by Stop().
-  void BeginShutdown() {
+  void BeginShutdown() override {
     if (stream_state_) {
       stream_state_->Close();
     } else if (state_ == State::kReading) {
@@ -310,11 +330,11 @@ class Session final : public std::enable_shared_from_this<Session> {
   }
 
   // After the I/O threads are gone: no more posts may reach this session.
-  void MarkStreamDead() {
+  void MarkStreamDead() override {
     if (stream_state_) stream_state_->MarkClosed();
   }
 
-  void WriteNextChunk() {
+  void WriteNextChunk() override {
     std::string chunk;
     switch (stream_state_->TakeNext(&chunk)) {
       case StreamImpl::Next::kIdle:
@@ -322,7 +342,7 @@ class Session final : public std::enable_shared_from_this<Session> {
       case StreamImpl::Next::kChunk: {
         auto buf = std::make_shared<std::string>(std::move(chunk));
         net::async_write(stream_, bhttp::make_chunk(net::buffer(*buf)),
-                         [self = shared_from_this(), buf](beast::error_code ec, size_t) {
+                         [self = Self(), buf](beast::error_code ec, size_t) {
                            if (ec) return self->FailStream();
                            self->WriteNextChunk();
                          });
@@ -330,7 +350,7 @@ class Session final : public std::enable_shared_from_this<Session> {
       }
       case StreamImpl::Next::kLast:
         net::async_write(stream_, bhttp::make_chunk_last(),
-                         [self = shared_from_this()](beast::error_code, size_t) {
+                         [self = Self()](beast::error_code, size_t) {
                            self->stream_state_->MarkClosed();
                            self->CloseSocket();
                          });
@@ -338,15 +358,42 @@ class Session final : public std::enable_shared_from_this<Session> {
     }
   }
 
-  void FailStream() {
+  void FailStream() override {
     stream_state_->MarkClosed();
     CloseSocket();
   }
 
-  net::any_io_executor executor() { return stream_.get_executor(); }
+  net::any_io_executor executor() override { return stream_.get_executor(); }
 
  private:
   enum class State { kReading, kHandling, kWriting, kStreaming, kClosed };
+
+  static Stream MakeStream(tcp::socket socket, ssl::context* tls) {
+    if constexpr (kTls) {
+      return Stream(std::move(socket), *tls);
+    } else {
+      (void)tls;
+      return Stream(std::move(socket));
+    }
+  }
+  std::shared_ptr<Session> Self() {
+    return std::static_pointer_cast<Session>(shared_from_this());
+  }
+  beast::tcp_stream& Tcp() { return beast::get_lowest_layer(stream_); }
+  tcp::socket& Socket() { return Tcp().socket(); }
+
+  // HTTPS: the TLS handshake first, within tls_handshake_timeout.
+  void Handshake() {
+    if constexpr (kTls) {
+      Tcp().expires_after(server_->options().tls_handshake_timeout);
+      stream_.async_handshake(ssl::stream_base::server, [self = Self()](beast::error_code ec) {
+        if (ec) return self->CloseSocket();
+        self->ReadHeader();
+      });
+    } else {
+      ReadHeader();
+    }
+  }
 
   void ReadHeader() {
     if (server_->stopping()) return CloseSocket();
@@ -354,10 +401,10 @@ class Session final : public std::enable_shared_from_this<Session> {
     parser_.emplace();
     parser_->body_limit(server_->options().max_body_bytes);
     parser_->header_limit(64 * 1024);
-    stream_.expires_after(server_->options().idle_timeout);
+    Tcp().expires_after(server_->options().idle_timeout);
     bhttp::async_read_header(
         stream_, buffer_, *parser_,
-        [self = shared_from_this()](beast::error_code ec, size_t) { self->OnHeader(ec); });
+        [self = Self()](beast::error_code ec, size_t) { self->OnHeader(ec); });
   }
 
   void OnHeader(beast::error_code ec) {
@@ -367,7 +414,7 @@ class Session final : public std::enable_shared_from_this<Session> {
     if (beast::iequals(req[bhttp::field::expect], "100-continue")) {
       auto cont = std::make_shared<std::string>("HTTP/1.1 100 Continue\r\n\r\n");
       net::async_write(stream_, net::buffer(*cont),
-                       [self = shared_from_this(), cont](beast::error_code ec2, size_t) {
+                       [self = Self(), cont](beast::error_code ec2, size_t) {
                          if (ec2) return self->CloseSocket();
                          self->ReadBody();
                        });
@@ -377,9 +424,9 @@ class Session final : public std::enable_shared_from_this<Session> {
   }
 
   void ReadBody() {
-    stream_.expires_after(std::chrono::seconds(60));
+    Tcp().expires_after(std::chrono::seconds(60));
     bhttp::async_read(stream_, buffer_, *parser_,
-                      [self = shared_from_this()](beast::error_code ec, size_t) {
+                      [self = Self()](beast::error_code ec, size_t) {
                         self->OnRead(ec);
                       });
   }
@@ -428,8 +475,8 @@ class Session final : public std::enable_shared_from_this<Session> {
     msg->body() = std::move(res.body);
     msg->keep_alive(keep_alive_ && !server_->stopping());
     msg->prepare_payload();
-    stream_.expires_after(std::chrono::seconds(60));
-    bhttp::async_write(stream_, *msg, [self = shared_from_this(), msg](beast::error_code ec, size_t) {
+    Tcp().expires_after(std::chrono::seconds(60));
+    bhttp::async_write(stream_, *msg, [self = Self(), msg](beast::error_code ec, size_t) {
       if (ec || !msg->keep_alive() || self->server_->stopping()) return self->CloseSocket();
       self->ReadHeader();
     });
@@ -437,7 +484,7 @@ class Session final : public std::enable_shared_from_this<Session> {
 
   void StartStream(HttpResponse res) {
     state_ = State::kStreaming;
-    stream_.expires_never();
+    Tcp().expires_never();
     auto msg = std::make_shared<bhttp::response<bhttp::empty_body>>();
     msg->version(11);
     msg->result(static_cast<unsigned>(res.status));
@@ -448,7 +495,7 @@ class Session final : public std::enable_shared_from_this<Session> {
     stream_state_ =
         std::make_shared<StreamImpl>(weak_from_this(), server_->options().max_stream_backlog_bytes);
     bhttp::async_write_header(stream_, *sr,
-                              [self = shared_from_this(), msg, sr](beast::error_code ec, size_t) {
+                              [self = Self(), msg, sr](beast::error_code ec, size_t) {
                                 if (ec) return self->FailStream();
                                 self->WriteNextChunk();
                               });
@@ -463,8 +510,8 @@ class Session final : public std::enable_shared_from_this<Session> {
 
   // While streaming, a read that fails means the client went away.
   void WatchForHangup() {
-    stream_.socket().async_read_some(
-        net::buffer(hangup_buf_), [self = shared_from_this()](beast::error_code ec, size_t) {
+    stream_.async_read_some(
+        net::buffer(hangup_buf_), [self = Self()](beast::error_code ec, size_t) {
           if (ec) return self->FailStream();
           self->WatchForHangup();
         });
@@ -474,12 +521,12 @@ class Session final : public std::enable_shared_from_this<Session> {
     if (state_ == State::kClosed) return;
     state_ = State::kClosed;
     beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
-    stream_.socket().close(ec);
+    Socket().shutdown(tcp::socket::shutdown_both, ec);
+    Socket().close(ec);
     if (stream_state_) stream_state_->MarkClosed();
   }
 
-  beast::tcp_stream stream_;
+  Stream stream_;
   HttpServer::Impl* server_;
   beast::flat_buffer buffer_;
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
@@ -529,6 +576,18 @@ void StreamImpl::KickLocked() {
 
 Status HttpServer::Impl::Listen() {
   beast::error_code ec;
+  if (!options_.tls_certificate_pem.empty() || !options_.tls_key_pem.empty()) {
+    if (options_.tls_certificate_pem.empty() || options_.tls_key_pem.empty()) {
+      return InvalidArgumentError("http server: TLS needs both a certificate and a key");
+    }
+    tls_ = std::make_unique<ssl::context>(ssl::context::tls_server);
+    tls_->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
+                      ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 |
+                      ssl::context::single_dh_use);
+    tls_->use_certificate_chain(net::buffer(options_.tls_certificate_pem), ec);
+    if (!ec) tls_->use_private_key(net::buffer(options_.tls_key_pem), ssl::context::pem, ec);
+    if (ec) return InvalidArgumentError("http server: unusable TLS certificate or key: " + ec.message());
+  }
   auto address = net::ip::make_address(options_.address, ec);
   if (ec) return InvalidArgumentError("http server: bad bind address \"" + options_.address + "\"");
   tcp::endpoint endpoint(address, static_cast<unsigned short>(options_.port));
@@ -561,7 +620,13 @@ void HttpServer::Impl::Accept() {
     if (!stopping_) {
       beast::error_code opt_ec;
       socket.set_option(tcp::no_delay(true), opt_ec);
-      std::make_shared<Session>(std::move(socket), this)->Start();
+      if (tls_) {
+        std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(std::move(socket), this,
+                                                                       tls_.get())
+            ->Start();
+      } else {
+        std::make_shared<Session<beast::tcp_stream>>(std::move(socket), this, nullptr)->Start();
+      }
       Accept();
     }
   });
@@ -601,7 +666,7 @@ void HttpServer::Impl::Stop() {
     acceptor_.close(ec);
     accept_retry_timer_.cancel();
   });
-  std::vector<std::shared_ptr<Session>> live;
+  std::vector<std::shared_ptr<SessionBase>> live;
   {
     std::lock_guard<std::mutex> lock(sessions_mu_);
     for (auto& [ptr, weak] : sessions_) {
@@ -648,7 +713,9 @@ HttpServerStats HttpServer::stats() const { return impl_->stats(); }
 std::string HttpServer::base_url() const {
   const std::string& a = impl_->options().address;
   bool v6 = a.find(':') != std::string::npos;
-  return "http://" + (v6 ? "[" + a + "]" : a) + ":" + std::to_string(impl_->port());
+  const bool tls = !impl_->options().tls_certificate_pem.empty();
+  return std::string(tls ? "https://" : "http://") + (v6 ? "[" + a + "]" : a) + ":" +
+         std::to_string(impl_->port());
 }
 void HttpServer::Wait() { impl_->Wait(); }
 void HttpServer::Stop() { impl_->Stop(); }

@@ -9,6 +9,9 @@
 // client that falls more than `max_stream_backlog_bytes` behind is disconnected (as kine and the
 // apiserver drop slow watchers), so a producer can never be stalled by a consumer.
 //
+// With a certificate and key in the options the server speaks HTTPS instead (OpenSSL through
+// Boost.Asio's ssl stream); a failed handshake just closes the connection.
+//
 // Connections are kept alive between complete responses (HTTP/1.1 default, `Connection: close`
 // honoured); a streamed response ends its connection.
 //
@@ -107,6 +110,12 @@ struct HttpServerOptions {
   std::chrono::milliseconds accept_retry_min{10};
   std::chrono::milliseconds accept_retry_max{1000};
   std::chrono::milliseconds accept_error_log_interval{10000};
+  // HTTPS: when both are set, every connection starts with a TLS handshake (TLS 1.2 or newer)
+  // presenting this certificate (PEM; intermediates may follow the leaf) and key, and
+  // base_url() starts with https://. Empty: plain HTTP.
+  std::string tls_certificate_pem;
+  std::string tls_key_pem;
+  std::chrono::milliseconds tls_handshake_timeout{10000};
 };
 
 struct HttpServerStats {
@@ -127,7 +136,7 @@ class HttpServer {
   // The bound port (the chosen one when options.port was 0).
   int port() const;
   HttpServerStats stats() const;
-  // "http://127.0.0.1:PORT" (IPv6 addresses in brackets).
+  // "http://127.0.0.1:PORT" or "https://..." (IPv6 addresses in brackets).
   std::string base_url() const;
   // Blocks until Stop() has finished.
   void Wait();

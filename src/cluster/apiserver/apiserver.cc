@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cluster/apiserver/auth/auth_layer.h"
+#include "cluster/apiserver/auth/local_credentials.h"
 #include "cluster/apiserver/builtin_types.h"
 #include "cluster/apiserver/crd.h"
 #include "cluster/apiserver/gc.h"
@@ -116,9 +117,36 @@ Status ApiServer::Init(ApiServerOptions options) {
     handler_->SetMetricsApis(std::make_shared<MetricsApis>(objects_.get(), options.metrics));
   }
   ApiHandler* handler = handler_.get();
+  // TLS material and the administrator's token (auth/local_credentials.h).
+  const ApiServerSecurity& security = options.security;
+  http::HttpServerOptions http_options{
+      .address = options.address, .port = options.port, .threads = options.threads};
+  std::vector<std::string> host_names = security.extra_names;
+  if (security.tls || security.require_authentication) {
+    std::vector<std::string> names = security.extra_names;
+    names.push_back(options.address);
+    TRIMTAB_ASSIGN_OR_RETURN(
+        auth::LocalCredentials credentials,
+        auth::LoadOrCreateLocalCredentials({.dir = options.data_dir, .extra_names = names}));
+    host_names = credentials.dns_names;
+    if (security.tls) {
+      ca_certificate_pem_ = credentials.ca.certificate_pem;
+      http_options.tls_certificate_pem = credentials.server.certificate_pem;
+      http_options.tls_key_pem = credentials.server.key_pem;
+    }
+    if (security.require_authentication) admin_token_ = credentials.admin_token;
+  }
   // Authentication, RBAC and the review/token APIs in front of the handler (auth_layer.h).
-  TRIMTAB_ASSIGN_OR_RETURN(auth_, auth::AuthLayer::Create({.objects = objects_.get(),
-                                                           .data_dir = options.data_dir}));
+  TRIMTAB_ASSIGN_OR_RETURN(
+      auth_, auth::AuthLayer::Create(
+                 {.objects = objects_.get(),
+                  .data_dir = options.data_dir,
+                  .anonymous = security.require_authentication
+                                   ? auth::AuthLayerOptions::Anonymous::kReject
+                                   : auth::AuthLayerOptions::Anonymous::kAdmin,
+                  .admin_token = admin_token_,
+                  .check_host = security.check_host,
+                  .host_names = host_names}));
   TRIMTAB_RETURN_IF_ERROR(auth_->Bootstrap());
   auth::AuthLayer* auth = auth_.get();
   http::HttpHandler next = [this, handler](const http::HttpRequest& r) {
@@ -126,9 +154,7 @@ Status ApiServer::Init(ApiServerOptions options) {
     return own.status != 0 ? own : handler->Handle(r);
   };
   TRIMTAB_ASSIGN_OR_RETURN(
-      http_, http::HttpServer::Create({.address = options.address,
-                                       .port = options.port,
-                                       .threads = options.threads},
+      http_, http::HttpServer::Create(http_options,
                                       request_metrics_->Wrap([auth, next](const http::HttpRequest& r) {
                                         return auth->Serve(r, next);
                                       })));

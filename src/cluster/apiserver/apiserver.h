@@ -13,6 +13,7 @@
 //   auto server = ApiServer::Create({.data_dir = "/tmp/x", .port = 0});
 //   if (!server.ok()) ...;
 //   std::string url = (*server)->url();   // http://127.0.0.1:PORT
+//   // trimtab local: .security = ApiServerSecurity::Local() -> https://, CA + admin token.
 //   (*server)->Wait();                    // until Stop()
 //
 // Threading: Create/Stop/Wait from the owner; everything else is internal. Stop() is graceful
@@ -37,6 +38,27 @@
 
 namespace trimtab::cluster {
 
+// How the API server protects itself (docs/security.md). The defaults are for in-process tests,
+// which talk plain HTTP without credentials; `trimtab local` uses Local().
+struct ApiServerSecurity {
+  // HTTPS with a serving certificate from the local CA (auth/local_credentials.h), kept under
+  // <data_dir>/pki (in memory without a data directory).
+  bool tls = false;
+  // Every request needs credentials (the administrator's token, <data_dir>/admin.token, or a
+  // service-account token); none or unknown ones get 401. false: a request without credentials
+  // is the administrator (system:masters).
+  bool require_authentication = false;
+  // Refuse requests whose Host/Origin names another host than an IP address, localhost or one
+  // of the certificate's names (DNS rebinding; auth/host_check.h).
+  bool check_host = false;
+  // More names and IP addresses for the serving certificate and the host check (--tls-san).
+  std::vector<std::string> extra_names;
+
+  static ApiServerSecurity Local() {
+    return {.tls = true, .require_authentication = true, .check_host = true};
+  }
+};
+
 struct ApiServerOptions {
   // Directory holding state.db (created if missing). Empty: an in-memory store (tests).
   std::string data_dir;
@@ -59,6 +81,8 @@ struct ApiServerOptions {
   std::shared_ptr<MetricsProvider> metrics;
   // Where the API server's own Prometheus series go (not owned; null = a registry of its own).
   MetricsRegistry* metrics_registry = nullptr;
+  // TLS, authentication, Host checks (see ApiServerSecurity).
+  ApiServerSecurity security;
 };
 
 namespace auth {
@@ -78,7 +102,12 @@ class ApiServer {
   ApiServer& operator=(const ApiServer&) = delete;
 
   int port() const;
-  std::string url() const;  // http://address:port
+  std::string url() const;  // http://address:port (https:// with security.tls)
+  // The CA that signed the serving certificate (PEM) and the administrator's bearer token, for
+  // a kubeconfig or an in-process client; both "" when security.tls / require_authentication
+  // are off.
+  const std::string& ca_certificate_pem() const { return ca_certificate_pem_; }
+  const std::string& admin_token() const { return admin_token_; }
   void Wait();
   void Stop();
 
@@ -103,6 +132,8 @@ class ApiServer {
 
   http::HttpResponse ServeNonApi(const http::HttpRequest& request) const;
 
+  std::string ca_certificate_pem_;
+  std::string admin_token_;
   std::unique_ptr<MetricsRegistry> owned_metrics_registry_;
   MetricsRegistry* metrics_registry_ = nullptr;
   std::unique_ptr<ApiServerMetrics> request_metrics_;

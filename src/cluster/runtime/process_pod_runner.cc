@@ -739,7 +739,7 @@ StatusOr<std::unique_ptr<PodProcess>> ProcessPodRunner::Start(const PodStartCont
   fs::create_directories(dir / "logs", ec);
   if (ec) return UnavailableError("process runner: cannot create " + dir.string() + ": " + ec.message());
 
-  // The service account token, namespace (and no ca.crt: the API server speaks HTTP).
+  // The service account token, namespace and, for an https:// API server, ca.crt.
   PodEnvironment env;
   bool automount = Bool(pod, {"spec", "automountServiceAccountToken"}, true);
   if (automount) {
@@ -748,6 +748,10 @@ StatusOr<std::unique_ptr<PodProcess>> ProcessPodRunner::Start(const PodStartCont
                                       fs::perms::owner_read | fs::perms::owner_write));
     TRIMTAB_RETURN_IF_ERROR(WriteFile(dir / "serviceaccount" / "namespace", ns,
                                       fs::perms::owner_read | fs::perms::owner_write));
+    if (!options_.api_server_ca.empty()) {
+      TRIMTAB_RETURN_IF_ERROR(WriteFile(dir / "serviceaccount" / "ca.crt", options_.api_server_ca,
+                                        fs::perms::owner_read | fs::perms::owner_write));
+    }
   }
 
   // Volumes.
@@ -788,9 +792,9 @@ StatusOr<std::unique_ptr<PodProcess>> ProcessPodRunner::Start(const PodStartCont
               "HOME=/",
               "KUBERNETES_SERVICE_HOST=" + host,
               "KUBERNETES_SERVICE_PORT=" + port,
-              "TRIMTAB_KUBERNETES_SERVICE_SCHEME=http",
               "TRIMTAB_HEALTH_ADDRESS=" + context.pod_ip,
               "TRIMTAB_RESOLVE_SERVICES_VIA_API=true"};
+  if (server.rfind("https://", 0) != 0) env.base.push_back("TRIMTAB_KUBERNETES_SERVICE_SCHEME=http");
   if (automount) env.base.push_back("TRIMTAB_SERVICE_ACCOUNT_DIR=" + (dir / "serviceaccount").string());
   if (auto* scaled = dynamic_cast<ScaledClock*>(options_.clock)) {
     // speed,virtual-now-ms,wall-now-ms: the child runs its clock from the same point.

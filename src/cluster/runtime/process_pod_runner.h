@@ -26,7 +26,9 @@
 //   TRIMTAB_SERVICE_ACCOUNT_DIR       the serviceaccount/ directory above (read by the
 //                                     in-cluster configuration instead of
 //                                     /var/run/secrets/kubernetes.io/serviceaccount)
-//   TRIMTAB_KUBERNETES_SERVICE_SCHEME http (in-cluster configuration defaults to https)
+//   TRIMTAB_KUBERNETES_SERVICE_SCHEME http when the API server speaks plain HTTP (in-process
+//                                     tests); unset for https://, where the serviceaccount/
+//                                     directory holds ca.crt as in every pod
 //   TRIMTAB_HEALTH_ADDRESS            the pod IP: every pod shares the host's network, so
 //                                     servers bind their own loopback pod IP, not 0.0.0.0
 //   TRIMTAB_RESOLVE_SERVICES_VIA_API  true: there is no cluster DNS, Services are reached
@@ -69,7 +71,9 @@ namespace trimtab::cluster::runtime {
 struct ProcessPodRunnerOptions {
   std::string executable;        // the binary to run; "" = this process's own (/proc/self/exe)
   std::string data_dir;          // per-pod directories go under <data_dir>/pods
-  std::string api_server_url;    // "http://127.0.0.1:6443": KUBERNETES_SERVICE_HOST/PORT
+  std::string api_server_url;    // "https://127.0.0.1:6443": KUBERNETES_SERVICE_HOST/PORT
+  // The CA of an https:// API server (PEM), written to serviceaccount/ca.crt; "" for http://.
+  std::string api_server_ca;
   const kube::KubeClient* client = nullptr;  // TokenRequest, ConfigMaps, Secrets (admin)
   Clock* clock = nullptr;        // the cluster clock (probes, grace periods, TRIMTAB_LOCAL_CLOCK)
   EventRecorder* events = nullptr;  // Unhealthy / Killing events; may be null

@@ -80,8 +80,8 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
   TRIMTAB_RETURN_IF_ERROR(CheckRanges(options, &pod_range, &node_range));
   TRIMTAB_ASSIGN_OR_RETURN(p.nodes, PlanNodes(options.nodes, pod_range, options.node_pod_prefix,
                                               node_range));
-  kube::RestConfig config;
-  config.server = options.server_url;
+  kube::RestConfig config = options.rest_config;
+  if (config.server.empty()) config.server = options.server_url;
   TRIMTAB_ASSIGN_OR_RETURN(
       p.client, kube::KubeClient::Create(config, {.user_agent = "trimtab-local-runtime"}));
   p.events = std::make_unique<EventRecorder>(p.client.get(), p.clock);

@@ -64,6 +64,9 @@ using SchedulerFactory =
 struct RuntimeOptions {
   // The API server, e.g. "http://127.0.0.1:6443".
   std::string server_url;
+  // When rest_config.server is set, the runtime's client uses it (URL, CA, credentials: the
+  // administrator's of `trimtab local`) instead of server_url.
+  kube::RestConfig rest_config;
   // Every delay and timestamp of the runtime; null = the real clock.
   Clock* clock = nullptr;
   std::vector<NodeConfig> nodes = DefaultNodes();

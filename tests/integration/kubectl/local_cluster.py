@@ -1,22 +1,29 @@
 """Starts `trimtab local` for an end-to-end test and stops it again.
 
-`trimtab local --data-dir DIR --port 0` serves the Kubernetes API on a free loopback port and
-writes a kubeconfig into DIR (its path is also printed). LocalCluster waits for that file and
-for /version to answer, and gives the tests an environment in which kubectl and the Python
-client talk to the local server only (KUBECONFIG, HOME and the kubectl cache inside the
-temporary directory).
+`trimtab local --data-dir DIR --port 0` serves the Kubernetes API over HTTPS on a free loopback
+port and writes a kubeconfig into DIR (its path is also printed) with the cluster's CA and the
+administrator's token. LocalCluster waits for that file and for an authenticated /version to
+answer, and gives the tests an environment in which kubectl and the Python client talk to the
+local server only (KUBECONFIG, HOME and the kubectl cache inside the temporary directory).
+`api()` makes raw requests with the kubeconfig's credentials (as `kubectl get --raw`).
 """
 
 import argparse
+import base64
 import glob
 import os
 import shutil
+import json
 import signal
+import ssl
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
+
+import yaml
 
 SKIP = 77  # ctest SKIP_RETURN_CODE
 
@@ -28,6 +35,40 @@ def read_log(path):
             return f.read().decode("utf-8", "replace")
     except OSError:
         return ""
+
+
+def kubeconfig_credentials(path):
+    """(server, CA PEM or None, bearer token or None) of a kubeconfig's first cluster and user."""
+    with open(path) as f:
+        config = yaml.safe_load(f)
+    cluster = config["clusters"][0]["cluster"]
+    user = (config.get("users") or [{}])[0].get("user") or {}
+    ca = cluster.get("certificate-authority-data")
+    return (cluster["server"], base64.b64decode(ca).decode() if ca else None, user.get("token"))
+
+
+def api_request(server, path, ca=None, token=None, method="GET", body=None, headers=None,
+                timeout=10):
+    """One request to the API server: (status, parsed JSON body or text). HTTPS is verified with
+    `ca`; `token` goes into Authorization. HTTP errors are answers, not exceptions."""
+    ctx = ssl.create_default_context(cadata=ca) if ca else ssl.create_default_context()
+    data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+    req = urllib.request.Request(server + path, data=data, method=method, headers=dict(headers or {}))
+    if data is not None and "Content-Type" not in req.headers:
+        req.add_header("Content-Type", "application/json")
+    if token:
+        req.add_header("Authorization", "Bearer " + token)
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}),
+                                         urllib.request.HTTPSHandler(context=ctx))
+    try:
+        with opener.open(req, timeout=timeout) as r:
+            status, text = r.status, r.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as e:
+        status, text = e.code, e.read().decode("utf-8", "replace")
+    try:
+        return status, json.loads(text)
+    except ValueError:
+        return status, text
 
 
 def e2e_args(reference=None):
@@ -61,6 +102,8 @@ class LocalCluster:
         self.proc = None
         self.kubeconfig = None
         self.server = None
+        self.ca = None  # the cluster CA (PEM) and the administrator's token, from the kubeconfig
+        self.token = None
 
     def __enter__(self):
         self.start()
@@ -100,17 +143,19 @@ class LocalCluster:
 
     def _server_answers(self):
         try:
-            with open(self.kubeconfig) as f:
-                for line in f:
-                    line = line.strip()
-                    if line.startswith("server:"):
-                        self.server = line.split(":", 1)[1].strip().strip('"')
+            self.server, self.ca, self.token = kubeconfig_credentials(self.kubeconfig)
             if not self.server:
                 return False
-            with urllib.request.urlopen(self.server + "/version", timeout=2) as r:
-                return r.status == 200
-        except (OSError, ValueError):
+            status, _ = self.api("/version", timeout=2)
+            return status == 200
+        except (OSError, ValueError, KeyError, IndexError, TypeError, yaml.YAMLError):
             return False
+
+    def api(self, path, **kwargs):
+        """A raw request with the kubeconfig's CA and token: (status, JSON or text)."""
+        kwargs.setdefault("ca", self.ca)
+        kwargs.setdefault("token", self.token)
+        return api_request(self.server, path, **kwargs)
 
     def log(self):
         return read_log(self.log_path)
@@ -122,7 +167,8 @@ class LocalCluster:
         env.pop("KUBECTL_EXTERNAL_DIFF", None)
         return env
 
-    def stop(self):
+    def stop_process(self):
+        """Stops trimtab local (SIGTERM, then SIGKILL after 15 s); the data directory stays."""
         if self.proc is not None and self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)
             try:
@@ -130,6 +176,9 @@ class LocalCluster:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait()
+
+    def stop(self):
+        self.stop_process()
         if os.environ.get("TRIMTAB_E2E_KEEP_TMP"):
             print("kept", self.tmp, file=sys.stderr)
         else:

@@ -9,7 +9,10 @@ target_sources(trimtab_cluster_apiserver PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/rbac_authorizer.cc
   ${CMAKE_CURRENT_LIST_DIR}/rbac_validation.cc
   ${CMAKE_CURRENT_LIST_DIR}/protobuf_auth.cc
-  ${CMAKE_CURRENT_LIST_DIR}/auth_layer.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/auth_layer.cc
+  ${CMAKE_CURRENT_LIST_DIR}/host_check.cc
+  ${CMAKE_CURRENT_LIST_DIR}/local_credentials.cc)
+target_link_libraries(trimtab_cluster_apiserver PUBLIC trimtab::adapters_http_x509)
 
 trimtab_cc_test(NAME cluster_apiserver_rbac_authorizer_test
                 SRCS ${CMAKE_CURRENT_LIST_DIR}/rbac_authorizer_test.cc
@@ -20,3 +23,9 @@ trimtab_cc_test(NAME cluster_apiserver_service_account_tokens_test
 trimtab_cc_test(NAME cluster_apiserver_auth_layer_test
                 SRCS ${CMAKE_CURRENT_LIST_DIR}/auth_layer_test.cc
                 DEPS trimtab::cluster_apiserver trimtab::adapters_http_test_client)
+if(TARGET trimtab_adapters_http_client)
+  trimtab_cc_test(NAME cluster_apiserver_secure_server_test
+                  SRCS ${CMAKE_CURRENT_LIST_DIR}/secure_server_test.cc
+                  DEPS trimtab::cluster_apiserver trimtab::adapters_http_client
+                       trimtab::adapters_http_test_client)
+endif()

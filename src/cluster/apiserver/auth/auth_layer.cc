@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "cluster/apiserver/auth/host_check.h"
 #include "cluster/apiserver/auth/rbac_types.h"
 #include "cluster/apiserver/handler_util.h"
 #include "cluster/apiserver/object_meta.h"
@@ -48,6 +49,31 @@ const Json& Field(const Json& o, const char* field) {
   if (!o.is_object()) return kNull;
   auto it = o.find(field);
   return it == o.end() ? kNull : *it;
+}
+
+// Compares without an early exit, so the time taken does not tell how much of a guess matched.
+bool ConstantTimeEquals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+// The paths an unauthenticated client may reach when anonymous requests are otherwise refused
+// (the kube-apiserver's AuthenticationConfiguration anonymous.conditions example).
+bool AnonymousPath(const HttpRequest& r) {
+  if (r.method != "GET" && r.method != "HEAD") return false;
+  for (std::string_view p : {"/healthz", "/livez", "/readyz"}) {
+    if (r.path == p || r.path.rfind(std::string(p) + "/", 0) == 0) return true;
+  }
+  return false;
+}
+
+UserInfo AnonymousUser() {
+  UserInfo u;
+  u.name = "system:anonymous";
+  u.groups = {"system:unauthenticated"};
+  return u;
 }
 
 UserInfo AdminUser() {
@@ -206,8 +232,15 @@ Decision AuthLayer::Check(const Attributes& attributes) {
 std::optional<ApiError> AuthLayer::Authenticate(const HttpRequest& request, UserInfo* user) {
   const std::string header = request.Header("Authorization");
   if (header.empty()) {
-    *user = AdminUser();
-    return std::nullopt;
+    if (options_.anonymous == AuthLayerOptions::Anonymous::kAdmin) {
+      *user = AdminUser();
+      return std::nullopt;
+    }
+    if (AnonymousPath(request)) {
+      *user = AnonymousUser();
+      return std::nullopt;
+    }
+    return Unauthorized();
   }
   constexpr std::string_view kBearer = "Bearer ";
   if (header.size() <= kBearer.size() || Lower(header.substr(0, kBearer.size())) != "bearer ") {
@@ -215,6 +248,10 @@ std::optional<ApiError> AuthLayer::Authenticate(const HttpRequest& request, User
   }
   std::string token = header.substr(kBearer.size());
   while (!token.empty() && token.front() == ' ') token.erase(token.begin());
+  if (!options_.admin_token.empty() && ConstantTimeEquals(token, options_.admin_token)) {
+    *user = AdminUser();
+    return std::nullopt;
+  }
   auto claims = tokens_->Verify(token, options_.objects->clock()->Now());
   if (!claims.ok()) {
     spdlog::debug("auth: {}", claims.status().message());
@@ -310,6 +347,13 @@ std::optional<ApiError> AuthLayer::Impersonate(const HttpRequest& request, UserI
 
 HttpResponse AuthLayer::Serve(const HttpRequest& http, const http::HttpHandler& next) {
   Request request{http, {}, {}, std::nullopt};
+  if (options_.check_host) {
+    if (auto error = CheckHostAndOrigin(http, options_.host_names)) {
+      spdlog::info("auth: refused {} {} from {}: {}", http.method, http.path, http.remote_address,
+                   error->message);
+      return ErrorResponse(*error);
+    }
+  }
   if (auto error = Authenticate(http, &request.user)) return ErrorResponse(*error);
   if (auto error = Impersonate(http, &request.user)) return ErrorResponse(*error);
   request.info = ParseResourcePath(http.path, *options_.objects->registry());

@@ -8,9 +8,14 @@
 //     with the same uid: the user system:serviceaccount:<ns>:<name> in the groups
 //     system:serviceaccounts, system:serviceaccounts:<ns> and system:authenticated. Any other
 //     bearer token: 401 Unauthorized.
-//   - no credentials: the local administrator (user "system:admin", group system:masters), so
-//     the kubeconfig `trimtab local` writes and the in-process controllers stay all-powerful.
-//     (Making anonymous requests anonymous is a separate hardening step.)
+//   - `Authorization: Bearer <admin token>` (AuthLayerOptions::admin_token, the token in the
+//     kubeconfig `trimtab local` writes): the local administrator, user "system:admin" in group
+//     system:masters.
+//   - no credentials: with Anonymous::kReject (what `trimtab local` runs) 401 Unauthorized,
+//     except GET /healthz, /livez, /readyz (and their sub-paths), which are served to
+//     system:anonymous as the kube-apiserver's anonymous authenticator limited to those paths
+//     does; with Anonymous::kAdmin (in-process tests that speak plain HTTP) the administrator.
+//   - anything else (Basic credentials, unknown tokens): 401 Unauthorized, the upstream Status.
 //   - Impersonate-User / Impersonate-Group / Impersonate-Uid headers (`kubectl --as`,
 //     `--as-group`) switch to that user when the requester may `impersonate` it (the
 //     administrator always may).
@@ -19,6 +24,9 @@
 // RBAC (rbac_authorizer.h) over the stored Roles, ClusterRoles and bindings; a denial is the
 // kube-apiserver's 403. The policy is read from storage again after any RBAC object changes (a
 // store watch marks it stale), so a changed Role takes effect on the next request.
+//
+// Before authentication, when AuthLayerOptions::check_host is set, Host and Origin must name
+// this server (host_check.h, against DNS rebinding); otherwise 403.
 //
 // Served here (never stored): POST selfsubjectaccessreviews, selfsubjectrulesreviews,
 // subjectaccessreviews, localsubjectaccessreviews (authorization.k8s.io/v1); tokenreviews,
@@ -34,6 +42,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "adapters/http/server.h"
 #include "cluster/apiserver/auth/rbac_authorizer.h"
@@ -48,6 +57,17 @@ struct AuthLayerOptions {
   ObjectService* objects = nullptr;  // required; outlives the layer
   // The service-account signing key is kept in <data_dir>/service-account.key; "" = in memory.
   std::string data_dir;
+  // Who a request without credentials is (see the header comment).
+  enum class Anonymous {
+    kAdmin,   // the administrator: only for in-process tests on plain HTTP
+    kReject,  // 401, but for the health endpoints
+  };
+  Anonymous anonymous = Anonymous::kAdmin;
+  // The administrator's bearer token; "" = no token authenticates as the administrator.
+  std::string admin_token;
+  // Refuse requests whose Host/Origin is not an IP address, localhost or one of host_names.
+  bool check_host = false;
+  std::vector<std::string> host_names;
 };
 
 class AuthLayer {
