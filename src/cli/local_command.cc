@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -178,6 +179,12 @@ StatusOr<std::unique_ptr<op::Operator>> StartOperator(const LocalFlags& flags,
 kube::RestConfig AdminConfig(const cluster::ApiServer& server) {
   kube::RestConfig config;
   config.server = server.url();
+  // A wildcard address names no host (and is not in the certificate): clients use loopback.
+  for (const auto& [wildcard, loopback] : {std::pair{"//0.0.0.0:", "//127.0.0.1:"},
+                                           std::pair{"//[::]:", "//[::1]:"}}) {
+    const size_t at = config.server.find(wildcard);
+    if (at != std::string::npos) config.server.replace(at, std::strlen(wildcard), loopback);
+  }
   config.tls.ca_data = server.ca_certificate_pem();
   config.bearer_token = server.admin_token();
   return config;

@@ -355,6 +355,7 @@ def main():
                 print("python3-kubernetes not installed: skipped")
                 return
             api_client = config.new_client_from_config(config_file=cluster.kubeconfig)
+            # call_api sends the kubeconfig's token only when asked to (auth_settings).
             # Debian's client (22.6) predates autoscaling/v2 typed APIs: the dynamic client
             # finds it through legacy discovery.
             hpas = dynamic.DynamicClient(api_client).resources.get(
@@ -365,18 +366,19 @@ def main():
             expect(items[2].status.currentReplicas == 2, items[2].status)
             raw = api_client.call_api(
                 "/apis/external.metrics.k8s.io/v1beta1", "GET", response_type="object",
-                _return_http_data_only=True)
+                _return_http_data_only=True, auth_settings=["BearerToken"])
             expect(raw["groupVersion"] == "external.metrics.k8s.io/v1beta1", raw)
             raw = api_client.call_api(
                 "/apis/metrics.k8s.io/v1beta1/namespaces/%s/pods" % NS, "GET",
-                response_type="object", _return_http_data_only=True)
+                response_type="object", _return_http_data_only=True,
+                auth_settings=["BearerToken"])
             expect(raw["kind"] == "PodMetricsList" and
                    len([i for i in raw["items"] if i["metadata"]["name"].startswith("web")]) == 2,
                    raw)
             raw = api_client.call_api(
                 "/apis/custom.metrics.k8s.io/v1beta2/namespaces/%s/deployments.apps/orders/"
                 "kafka_consumergroup_lag" % NS, "GET", response_type="object",
-                _return_http_data_only=True)
+                _return_http_data_only=True, auth_settings=["BearerToken"])
             expect(raw["kind"] == "MetricValueList" and len(raw["items"]) == 1, raw)
             expect(raw["items"][0]["describedObject"]["kind"] == "Deployment", raw)
         c.run("the Python client lists HPAs and reads the metrics APIs", python_client)
