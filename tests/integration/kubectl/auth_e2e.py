@@ -8,13 +8,16 @@
   - impersonation (`kubectl --as`) by a service account is 403 until RBAC grants `impersonate`,
     then works; the administrator may impersonate anyone;
   - a foreign Host header (DNS rebinding) gets 403;
+  - `kubectl proxy` serves the API to clients without credentials on its own loopback port;
   - the credentials stay in the data directory (keys 0600) and survive a restart: the CA and
     token from before still verify and authenticate.
 """
 
 import os
+import re
 import ssl
 import stat
+import subprocess
 import sys
 import urllib.error
 import urllib.request
@@ -124,6 +127,23 @@ def main():
             status, _ = cluster.api("/api/v1/namespaces", headers={"Host": "localhost"})
             expect(status == 200, "Host localhost: %s" % status)
 
+        def kubectl_proxy():
+            # A browser (or curl without credentials) reaches the API through `kubectl proxy`,
+            # which adds the kubeconfig's credentials, as on a real cluster.
+            proc = subprocess.Popen([args.kubectl, "proxy", "--port=0"], env=cluster.env(),
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            try:
+                line = proc.stdout.readline()
+                m = re.search(r"127\.0\.0\.1:(\d+)", line)
+                expect(m, "kubectl proxy said: %r" % line)
+                status, body = api_request("http://127.0.0.1:%s" % m.group(1),
+                                           "/api/v1/namespaces")
+                expect(status == 200 and body.get("kind") == "NamespaceList",
+                       "through kubectl proxy: %s %s" % (status, body))
+            finally:
+                proc.terminate()
+                proc.wait(timeout=10)
+
         def credentials_on_disk_survive_restart():
             for name in ["pki/ca.key", "pki/apiserver.key", "admin.token", "kubeconfig"]:
                 mode = stat.S_IMODE(os.stat(os.path.join(cluster.data_dir, name)).st_mode)
@@ -142,6 +162,7 @@ def main():
         c.run("no, garbage or Basic credentials: 401 Status", unauthenticated_401)
         c.run("impersonation needs the impersonate verb", impersonation)
         c.run("foreign Host/Origin (DNS rebinding): 403", dns_rebinding_403)
+        c.run("kubectl proxy reaches the API without client credentials", kubectl_proxy)
         c.run("credentials kept private in the data directory, reused after a restart",
               credentials_on_disk_survive_restart)
         rc = c.exit_code()
