@@ -234,8 +234,9 @@ StatusOr<RestConfig> InClusterConfig(const InClusterOptions& options) {
         "in-cluster config: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be set");
   }
   RestConfig config;
-  // trimtab local's process pods (docs/local-cluster.md): the local API server speaks plain
-  // HTTP and the pod's service-account files live in a directory of its own.
+  // trimtab local's process pods (docs/local-cluster.md): the pod's service-account files
+  // (token, namespace, ca.crt) live in a directory of its own; an in-process test's API server
+  // may speak plain HTTP (scheme http, no ca.crt).
   const std::optional<std::string> scheme = getenv("TRIMTAB_KUBERNETES_SERVICE_SCHEME");
   const bool plain_http = scheme && *scheme == "http";
   if (scheme && !scheme->empty() && *scheme != "http" && *scheme != "https") {
