@@ -17,7 +17,7 @@
 #include "adapters/kube/rest_config.h"
 #include "cli/autoscaler_factory.h"
 #include "cli/commands.h"
-#include "core/flink/config_values.h"
+#include "common/flink_values.h"
 #include "operator/operator.h"
 
 namespace trimtab::cli {
@@ -116,7 +116,7 @@ StatusOr<op::OperatorOptions> BuildOptions(const OperatorFlags& flags,
   }
   if (!flags.reconcile_interval.empty()) {
     const char* key = "kubernetes.operator.reconcile.interval";
-    TRIMTAB_RETURN_IF_ERROR(core::flink::ParseFlinkDuration("--reconcile-interval",
+    TRIMTAB_RETURN_IF_ERROR(ParseFlinkDuration("--reconcile-interval",
                                                             flags.reconcile_interval).status());
     o.default_configuration[key] = flags.reconcile_interval;
   }

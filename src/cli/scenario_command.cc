@@ -11,7 +11,7 @@
 #include "adapters/http/client.h"
 #include "cli/commands.h"
 #include "cli/scenario_capture.h"
-#include "common/duration.h"
+#include "common/flink_values.h"
 
 namespace trimtab::cli {
 
@@ -66,10 +66,7 @@ int RunFromFlink(const FromFlinkFlags& flags) {
     return 2;
   };
   auto duration = [](const std::string& flag, const std::string& text) -> StatusOr<Millis> {
-    StatusOr<std::chrono::nanoseconds> d = ParseFlinkDuration(text);
-    if (!d.ok()) return InvalidArgumentError(flag + ": " + d.status().message());
-    if (d->count() < 0) return InvalidArgumentError(flag + ": must not be negative");
-    return std::chrono::duration_cast<Millis>(*d);
+    return ParseFlinkDurationMillis(flag, text);
   };
   StatusOr<Millis> interval = duration("--interval", flags.interval);
   if (!interval.ok()) return usage(interval.status());

@@ -16,11 +16,9 @@ constexpr uint64_t kMs = 1000 * kUs;
 constexpr uint64_t kSec = 1000 * kMs;
 constexpr uint64_t kMin = 60 * kSec;
 constexpr uint64_t kHour = 60 * kMin;
-constexpr uint64_t kDay = 24 * kHour;
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-char ToLower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
 std::string Trim(std::string_view s) {
   auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; };
@@ -160,94 +158,6 @@ std::string FormatGoDuration(nanoseconds d) {
     }
   }
   return neg ? "-" + body : body;
-}
-
-namespace {
-
-struct FlinkUnit {
-  uint64_t nanos;
-  std::string_view symbol;                // printed by FormatFlinkDuration; no plural form
-  std::string_view extra_symbol;          // another singular-only label, or ""
-  std::array<std::string_view, 2> words;  // labels that also accept a plural "s"
-};
-
-// Flink's TimeUnit: abbreviations are singular only ("ms" is milliseconds, never "m"s); the
-// word labels take a plural.
-constexpr std::array<FlinkUnit, 7> kFlinkUnits = {{
-    {kDay, "d", "", {"day", ""}},
-    {kHour, "h", "", {"hour", ""}},
-    {kMin, "min", "m", {"minute", ""}},
-    {kSec, "s", "", {"sec", "second"}},
-    {kMs, "ms", "", {"milli", "millisecond"}},
-    {kUs, "\xC2\xB5s", "", {"micro", "microsecond"}},
-    {kNs, "ns", "", {"nano", "nanosecond"}},
-}};
-
-uint64_t FlinkUnitNanos(const std::string& label) {
-  for (const FlinkUnit& unit : kFlinkUnits) {
-    if (label == unit.symbol || (!unit.extra_symbol.empty() && label == unit.extra_symbol)) {
-      return unit.nanos;
-    }
-    for (std::string_view w : unit.words) {
-      if (!w.empty() && (label == w || label == std::string(w) + "s")) return unit.nanos;
-    }
-  }
-  return 0;
-}
-
-}  // namespace
-
-StatusOr<nanoseconds> ParseFlinkDuration(std::string_view text) {
-  const std::string trimmed = Trim(text);
-  if (trimmed.empty()) {
-    return InvalidArgumentError("duration: argument is an empty- or whitespace-only string");
-  }
-  size_t pos = 0;
-  while (pos < trimmed.size() && IsDigit(trimmed[pos])) ++pos;
-  if (pos == 0) {
-    return InvalidArgumentError("duration \"" + trimmed + "\": text does not start with a number");
-  }
-  const std::string number = trimmed.substr(0, pos);
-  std::string label = Trim(std::string_view(trimmed).substr(pos));
-  for (char& c : label) c = ToLower(c);
-  uint64_t value = 0;
-  for (char c : number) {
-    const uint64_t digit = static_cast<uint64_t>(c - '0');
-    if (value > (static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) - digit) / 10) {
-      return InvalidArgumentError("duration \"" + trimmed + "\": the value '" + number +
-                                  "' cannot be represented as 64bit number (numeric overflow)");
-    }
-    value = value * 10 + digit;
-  }
-  const uint64_t unit = label.empty() ? kMs : FlinkUnitNanos(label);
-  if (unit == 0) {
-    return InvalidArgumentError(
-        "duration \"" + trimmed + "\": time interval unit label '" + label +
-        "' does not match any of the recognized units: DAYS: (d | day | days), HOURS: (h | hour "
-        "| hours), MINUTES: (min | m | minute | minutes), SECONDS: (s | sec | secs | second | "
-        "seconds), MILLISECONDS: (ms | milli | millis | millisecond | milliseconds), "
-        "MICROSECONDS: (µs | micro | micros | microsecond | microseconds), NANOSECONDS: (ns | "
-        "nano | nanos | nanosecond | nanoseconds)");
-  }
-  if (value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / unit) {
-    return InvalidArgumentError("duration \"" + trimmed +
-                                "\": out of range (limit is about 292 years)");
-  }
-  return nanoseconds(static_cast<int64_t>(value * unit));
-}
-
-std::string FormatFlinkDuration(nanoseconds d) {
-  const int64_t count = d.count();
-  if (count == 0) return "0 ms";
-  const bool neg = count < 0;
-  const uint64_t u = neg ? static_cast<uint64_t>(-(count + 1)) + 1 : static_cast<uint64_t>(count);
-  for (const FlinkUnit& unit : kFlinkUnits) {
-    if (u % unit.nanos == 0) {
-      return (neg ? "-" : "") + std::to_string(u / unit.nanos) + " " +
-             std::string(unit.symbol);
-    }
-  }
-  return std::to_string(count) + " ns";  // unreachable: every value is a whole number of ns
 }
 
 }  // namespace trimtab

@@ -114,4 +114,17 @@ std::string FormatGeneral(double v, int precision) {
   return std::string(buf, r.ptr);
 }
 
+std::string FormatLogNumber(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  // Whole numbers below 10^6 print as integers under %.6g too; the integer path is cheaper.
+  // -0 keeps its sign through FormatGeneral.
+  if (std::abs(v) < 1e6 && v == std::trunc(v) && !(v == 0 && std::signbit(v))) {
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, static_cast<int64_t>(v));
+    return std::string(buf, r.ptr);
+  }
+  return FormatGeneral(v, 6);
+}
+
 }  // namespace trimtab

@@ -19,4 +19,9 @@ std::string FormatFixed(double v, int decimals);
 // printf("%.*g", precision, v). REQUIRES: 1 <= precision <= 17.
 std::string FormatGeneral(double v, int precision);
 
+// A number for decision logs and events: a whole number below 10^6 in magnitude as an integer,
+// anything else as "%.6g" ("0.829167", "3.1e+06"); "NaN", "Infinity" and "-Infinity" as Java
+// prints doubles that are not finite.
+std::string FormatLogNumber(double v);
+
 }  // namespace trimtab

@@ -7,7 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "api/reconciled_spec.h"
-#include "core/flink/config_values.h"
+#include "common/flink_values.h"
 #include "operator/deployment_pass.h"
 #include "operator/flink_config_builder.h"
 #include "operator/flink_deployment_controller.h"
@@ -110,7 +110,7 @@ Status FlinkDeploymentController::Suspend(DeploymentPass& p, SuspendMode mode, b
       if (!p.rest) return UnavailableError("stop-with-savepoint: the JobManager REST API is not available");
       auto timeout = p.options.flink_cancel_timeout;
       if (auto it = p.config.find(flink_keys::kCheckpointTimeout); it != p.config.end()) {
-        StatusOr<Millis> t = core::flink::ParseFlinkDuration(flink_keys::kCheckpointTimeout, it->second);
+        StatusOr<Millis> t = ParseFlinkDurationMillis(flink_keys::kCheckpointTimeout, it->second);
         if (t.ok()) timeout = std::max(timeout, *t);
       }
       // Write-ahead: the trigger (a client-chosen id, so the request is idempotent) is in the

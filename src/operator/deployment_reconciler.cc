@@ -5,7 +5,8 @@
 #include <spdlog/spdlog.h>
 
 #include "api/reconciled_spec.h"
-#include "core/flink/config_values.h"
+#include "core/chain/scaling_realizer.h"
+#include "common/flink_values.h"
 #include "operator/deployment_pass.h"
 #include "operator/flink_config_builder.h"
 #include "operator/flink_deployment_controller.h"
@@ -191,27 +192,28 @@ void FlinkDeploymentController::RunAutoscaler(DeploymentPass& p) {
   std::map<std::string, int> overrides;
   if (!outcome.ok()) {
     p.job.Event(EventType::kWarning, reasons::kAutoscalerError, outcome.status().message());
-    overrides = ParseParallelismOverrides(recorded_overrides);  // keep what runs
+    overrides = ParseFlinkParallelismOverrides(flink_keys::kParallelismOverrides, recorded_overrides)
+                    .value_or({});  // keep what runs
   } else {
     const auto user_it = p.resource.spec.flink_configuration.find(flink_keys::kParallelismOverrides);
     const std::map<std::string, int> user =
         user_it == p.resource.spec.flink_configuration.end()
             ? std::map<std::string, int>{}
-            : ParseParallelismOverrides(user_it->second);
+            : ParseFlinkParallelismOverrides(user_it->first, user_it->second).value_or({});
     std::set<std::string> excluded;
     for (const char* key : {"job.autoscaler.vertex.exclude.ids",
                             "kubernetes.operator.job.autoscaler.vertex.exclude.ids"}) {
       if (auto it = p.config.find(key); it != p.config.end()) {
-        for (const std::string& v : core::flink::ParseFlinkList(it->second)) excluded.insert(v);
+        for (const std::string& v : ParseFlinkList(it->second)) excluded.insert(v);
       }
     }
     overrides = outcome->parallelism_overrides.empty()
                     ? user
-                    : MergeParallelismOverrides(user, outcome->parallelism_overrides, excluded);
+                    : core::MergeParallelismOverrides(user, outcome->parallelism_overrides, excluded);
     if (outcome->scaled) {
       p.job.Event(EventType::kNormal, reasons::kScalingDecision,
                   "Autoscaler decided parallelism overrides " +
-                      FormatParallelismOverrides(outcome->parallelism_overrides));
+                      FormatFlinkParallelismOverrides(outcome->parallelism_overrides));
     }
     if (!outcome->decision_log.is_null()) {
       std::string log = outcome->decision_log.dump();
@@ -240,7 +242,7 @@ void FlinkDeploymentController::RunAutoscaler(DeploymentPass& p) {
     p.resource.spec.flink_configuration.erase(flink_keys::kParallelismOverrides);
   } else {
     p.resource.spec.flink_configuration[flink_keys::kParallelismOverrides] =
-        FormatParallelismOverrides(overrides);
+        FormatFlinkParallelismOverrides(overrides);
   }
   RefreshConfig(p);
 }
@@ -264,8 +266,11 @@ bool FlinkDeploymentController::TryInPlaceScale(DeploymentPass& p, const Json& r
     auto it = c.find(flink_keys::kParallelismOverrides);
     return it == c.end() ? std::string() : it->second;
   };
-  const std::map<std::string, int> after = ParseParallelismOverrides(text(spec.flink_configuration));
-  const std::map<std::string, int> before = ParseParallelismOverrides(text(*recorded_conf));
+  const auto parse = [](const std::string& value) {
+    return ParseFlinkParallelismOverrides(flink_keys::kParallelismOverrides, value).value_or({});
+  };
+  const std::map<std::string, int> after = parse(text(spec.flink_configuration));
+  const std::map<std::string, int> before = parse(text(*recorded_conf));
   if (after.empty() && before.empty()) return false;
   for (const auto& [vertex, p_old] : before) {
     if (!after.count(vertex)) return false;  // an override was removed: full upgrade

@@ -147,45 +147,6 @@ StatusOr<api::FlinkConfiguration> BuildDeployConfig(const api::ObjectMeta& meta,
   return conf;
 }
 
-std::map<std::string, int> ParseParallelismOverrides(const std::string& text) {
-  std::map<std::string, int> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find(',', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string entry = Trimmed(std::string_view(text).substr(start, end - start));
-    const size_t colon = entry.find(':');
-    if (colon != std::string::npos) {
-      try {
-        out[Trimmed(entry.substr(0, colon))] = std::stoi(entry.substr(colon + 1));
-      } catch (...) {
-      }
-    }
-    start = end + 1;
-  }
-  return out;
-}
-
-std::string FormatParallelismOverrides(const std::map<std::string, int>& overrides) {
-  std::string out;
-  for (const auto& [vertex, p] : overrides) {
-    if (!out.empty()) out += ',';
-    out += vertex + ":" + std::to_string(p);
-  }
-  return out;
-}
-
-std::map<std::string, int> MergeParallelismOverrides(const std::map<std::string, int>& user,
-                                                     const std::map<std::string, int>& autoscaler,
-                                                     const std::set<std::string>& excluded) {
-  std::map<std::string, int> out = user;
-  for (const auto& [vertex, p] : autoscaler) {
-    if (excluded.count(vertex) && user.count(vertex)) continue;
-    out[vertex] = p;
-  }
-  return out;
-}
-
 bool UsesConfigYaml(api::FlinkVersion version) {
   return api::IsAtLeast(version, api::FlinkVersion::kV1_19);
 }

@@ -56,15 +56,6 @@ int64_t JobParallelism(const api::FlinkDeploymentSpec& spec, const api::FlinkCon
 // Task slots per TaskManager (taskmanager.numberOfTaskSlots, default 1).
 int64_t TaskSlots(const api::FlinkConfiguration& conf);
 
-// pipeline.jobvertex-parallelism-overrides "<vertex>:<p>,..." <-> map. Malformed entries are
-// skipped by the parser (Flink would reject the job; the validator does not own this key).
-std::map<std::string, int> ParseParallelismOverrides(const std::string& text);
-std::string FormatParallelismOverrides(const std::map<std::string, int>& overrides);
-// Merges autoscaler overrides over the user's: the autoscaler wins except for `excluded`
-// vertices, where a user value wins (upstream realizeParallelismOverrides).
-std::map<std::string, int> MergeParallelismOverrides(const std::map<std::string, int>& user,
-                                                     const std::map<std::string, int>& autoscaler,
-                                                     const std::set<std::string>& excluded);
 
 // True for Flink >= 1.19 (config.yaml), false before (flink-conf.yaml).
 bool UsesConfigYaml(api::FlinkVersion version);

@@ -84,13 +84,6 @@ TEST(FlinkConfigBuilderTest, DeployConfig) {
   EXPECT_EQ(conf->count("job-result-store.storage-path"), 0u);
 }
 
-TEST(FlinkConfigBuilderTest, ParallelismOverrides) {
-  auto user = ParseParallelismOverrides(" a:2, b:3,bad,c:x");
-  EXPECT_EQ(user, (std::map<std::string, int>{{"a", 2}, {"b", 3}}));
-  auto merged = MergeParallelismOverrides(user, {{"a", 5}, {"b", 7}, {"d", 1}}, {"b"});
-  EXPECT_EQ(FormatParallelismOverrides(merged), "a:5,b:3,d:1");
-}
-
 TEST(FlinkConfigBuilderTest, ConfigFileText) {
   api::FlinkConfiguration c = {{"a.b", "it's"}, {"$internal.pipeline.job-id", "0001"}};
   EXPECT_EQ(RenderConfigFile(c, true), "$internal.pipeline.job-id: '0001'\na.b: 'it''s'\n");

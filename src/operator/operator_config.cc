@@ -4,7 +4,8 @@
 #include <cctype>
 #include <vector>
 
-#include "core/flink/config_values.h"
+#include "common/flink_option_reader.h"
+#include "common/flink_values.h"
 
 namespace trimtab::op {
 namespace {
@@ -12,53 +13,6 @@ namespace {
 constexpr std::string_view kOp = "kubernetes.operator.";
 constexpr std::string_view kNamespaceLayer = "kubernetes.operator.default-configuration.namespace.";
 constexpr std::string_view kVersionLayer = "kubernetes.operator.default-configuration.flink-version.";
-
-class Reader {
- public:
-  explicit Reader(const api::FlinkConfiguration& conf) : conf_(conf) {}
-
-  const std::string* Find(std::string_view suffix) const {
-    auto it = conf_.find(std::string(kOp) + std::string(suffix));
-    return it == conf_.end() ? nullptr : &it->second;
-  }
-  std::string Key(std::string_view suffix) const { return std::string(kOp) + std::string(suffix); }
-
-  Status Duration(std::string_view suffix, Millis* out) const {
-    if (const std::string* v = Find(suffix)) {
-      TRIMTAB_ASSIGN_OR_RETURN(*out, core::flink::ParseFlinkDuration(Key(suffix), *v));
-    }
-    return Status::Ok();
-  }
-  Status OptionalDuration(std::string_view suffix, std::optional<Millis>* out) const {
-    if (const std::string* v = Find(suffix)) {
-      TRIMTAB_ASSIGN_OR_RETURN(Millis d, core::flink::ParseFlinkDuration(Key(suffix), *v));
-      *out = d;
-    }
-    return Status::Ok();
-  }
-  Status Bool(std::string_view suffix, bool* out) const {
-    if (const std::string* v = Find(suffix)) {
-      TRIMTAB_ASSIGN_OR_RETURN(*out, core::flink::ParseFlinkBool(Key(suffix), *v));
-    }
-    return Status::Ok();
-  }
-  Status Int(std::string_view suffix, int64_t* out) const {
-    if (const std::string* v = Find(suffix)) {
-      TRIMTAB_ASSIGN_OR_RETURN(*out, core::flink::ParseFlinkInt(Key(suffix), *v));
-    }
-    return Status::Ok();
-  }
-  Status OptionalInt(std::string_view suffix, std::optional<int64_t>* out) const {
-    if (const std::string* v = Find(suffix)) {
-      TRIMTAB_ASSIGN_OR_RETURN(int64_t i, core::flink::ParseFlinkInt(Key(suffix), *v));
-      *out = i;
-    }
-    return Status::Ok();
-  }
-
- private:
-  const api::FlinkConfiguration& conf_;
-};
 
 std::string Lower(std::string_view s) {
   std::string out(s);
@@ -94,7 +48,7 @@ Millis OperatorConfig::EffectiveSavepointMaxAge() const {
 
 StatusOr<OperatorConfig> ParseOperatorConfig(const api::FlinkConfiguration& conf) {
   OperatorConfig c;
-  Reader r(conf);
+  FlinkOptionReader r(conf, {std::string(kOp)});
   TRIMTAB_RETURN_IF_ERROR(r.Duration("reconcile.interval", &c.reconcile_interval));
   TRIMTAB_RETURN_IF_ERROR(r.Duration("observer.progress-check.interval", &c.progress_check_interval));
   TRIMTAB_RETURN_IF_ERROR(r.Duration("observer.rest-ready.delay", &c.rest_ready_delay));
@@ -120,14 +74,14 @@ StatusOr<OperatorConfig> ParseOperatorConfig(const api::FlinkConfiguration& conf
   TRIMTAB_RETURN_IF_ERROR(r.Bool("jm-deployment-recovery.enabled", &c.jm_recovery_enabled));
   TRIMTAB_RETURN_IF_ERROR(r.Duration("jm-deployment.shutdown-ttl", &c.jm_shutdown_ttl));
   TRIMTAB_RETURN_IF_ERROR(r.Bool("savepoint.dispose-on-delete", &c.savepoint_dispose_on_delete));
-  if (const std::string* v = r.Find("savepoint.format.type")) {
-    StatusOr<api::SavepointFormatType> f = api::ParseSavepointFormatType(*v);
-    if (!f.ok()) return InvalidArgumentError(r.Key("savepoint.format.type") + ": " + f.status().message());
+  if (auto entry = r.Find("savepoint.format.type")) {
+    StatusOr<api::SavepointFormatType> f = api::ParseSavepointFormatType(entry->value);
+    if (!f.ok()) return InvalidArgumentError(entry->key + ": " + f.status().message());
     c.savepoint_format = *f;
   }
-  if (const std::string* v = r.Find("checkpoint.type")) {
-    StatusOr<api::CheckpointType> t = api::ParseCheckpointType(*v);
-    if (!t.ok()) return InvalidArgumentError(r.Key("checkpoint.type") + ": " + t.status().message());
+  if (auto entry = r.Find("checkpoint.type")) {
+    StatusOr<api::CheckpointType> t = api::ParseCheckpointType(entry->value);
+    if (!t.ok()) return InvalidArgumentError(entry->key + ": " + t.status().message());
     c.checkpoint_type = *t;
   }
   TRIMTAB_RETURN_IF_ERROR(r.Bool("savepoint.cleanup.enabled", &c.savepoint_cleanup_enabled));
@@ -139,9 +93,9 @@ StatusOr<OperatorConfig> ParseOperatorConfig(const api::FlinkConfiguration& conf
                                              &c.savepoint_history_max_age_threshold));
   for (auto [suffix, out] : {std::pair{"periodic.savepoint.interval", &c.periodic_savepoint_interval},
                              std::pair{"periodic.checkpoint.interval", &c.periodic_checkpoint_interval}}) {
-    const std::string* v = r.Find(suffix);
-    if (!v) continue;
-    StatusOr<Millis> d = core::flink::ParseFlinkDuration(r.Key(suffix), *v);
+    std::optional<FlinkOptionReader::Entry> entry = r.Find(suffix);
+    if (!entry) continue;
+    StatusOr<Millis> d = ParseFlinkDurationMillis(entry->key, entry->value);
     if (!d.ok()) {
       return InvalidArgumentError(d.status().message() +
                                   " (cron expressions are not supported by trimtab)");
@@ -149,12 +103,13 @@ StatusOr<OperatorConfig> ParseOperatorConfig(const api::FlinkConfiguration& conf
     if (d->count() > 0) *out = *d;  // 0 disables, as upstream
   }
   TRIMTAB_RETURN_IF_ERROR(r.Bool("job.restart.failed", &c.job_restart_failed));
-  if (const std::string* v = r.Find("resource.deletion.propagation")) {
-    if (*v != "Foreground" && *v != "Background" && *v != "Orphan") {
-      return InvalidArgumentError(r.Key("resource.deletion.propagation") +
-                                  ": expected Foreground, Background or Orphan, got \"" + *v + "\"");
+  if (auto entry = r.Find("resource.deletion.propagation")) {
+    const std::string& v = entry->value;
+    if (v != "Foreground" && v != "Background" && v != "Orphan") {
+      return InvalidArgumentError(entry->key + ": expected Foreground, Background or Orphan, got \"" +
+                                  v + "\"");
     }
-    c.deletion_propagation = *v;
+    c.deletion_propagation = v;
   }
   TRIMTAB_RETURN_IF_ERROR(r.Bool("job.savepoint-on-deletion", &c.savepoint_on_deletion));
   TRIMTAB_RETURN_IF_ERROR(

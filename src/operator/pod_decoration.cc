@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/flink_values.h"
 #include "operator/flink_config_builder.h"
 #include "operator/operator_config.h"
 
@@ -21,7 +22,8 @@ int DesiredTaskManagers(const api::FlinkDeploymentSpec& spec, const api::FlinkCo
   int64_t slots = JobParallelism(spec, conf);
   auto overrides_it = conf.find(flink_keys::kParallelismOverrides);
   if (overrides_it != conf.end()) {
-    const std::map<std::string, int> overrides = ParseParallelismOverrides(overrides_it->second);
+    const std::map<std::string, int> overrides =
+        ParseFlinkParallelismOverrides(overrides_it->first, overrides_it->second).value_or({});
     int64_t largest = 0;
     for (const auto& [vertex, p] : overrides) largest = std::max<int64_t>(largest, p);
     const bool autoscaled =

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/quantity.h"
-#include "core/flink/config_values.h"
+#include "common/flink_values.h"
 
 namespace trimtab::op {
 namespace {
@@ -46,7 +46,7 @@ const Json* Part(const Json& resources, const char* part) {
 }  // namespace
 
 StatusOr<int64_t> ParseResourceMemory(std::string_view text) {
-  StatusOr<int64_t> flink = core::flink::ParseFlinkMemorySize("memory", text);
+  StatusOr<int64_t> flink = ParseFlinkMemorySize("memory", text);
   if (flink.ok()) return *flink;
   StatusOr<Quantity> q = Quantity::Parse(K8sMemoryText(text));
   if (!q.ok()) {

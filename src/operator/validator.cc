@@ -9,7 +9,7 @@
 #include "api/reconciled_spec.h"
 #include "common/regex.h"
 #include "core/flink/autoscaler_options.h"
-#include "core/flink/config_values.h"
+#include "common/flink_values.h"
 #include "operator/decorators/builtin_decorators.h"
 #include "operator/decorators/decorator_chain.h"
 #include "operator/operator_config.h"
@@ -195,6 +195,15 @@ Result ValidateSpecChange(const api::FlinkDeployment& d) {
   return std::nullopt;
 }
 
+// Flink would fail the job at submission; trimtab says so before anything is deployed.
+Result ValidateParallelismOverrides(const api::FlinkConfiguration& conf) {
+  auto it = conf.find(flink_keys::kParallelismOverrides);
+  if (it == conf.end()) return std::nullopt;
+  Status parsed = ParseFlinkParallelismOverrides(it->first, it->second).status();
+  if (!parsed.ok()) return parsed.message();
+  return std::nullopt;
+}
+
 Result ValidateAutoscaler(const api::FlinkConfiguration& conf) {
   auto enabled = conf.find("job.autoscaler.enabled");
   if (enabled == conf.end()) enabled = conf.find("kubernetes.operator.job.autoscaler.enabled");
@@ -204,9 +213,9 @@ Result ValidateAutoscaler(const api::FlinkConfiguration& conf) {
   StatusOr<OperatorConfig> oc = ParseOperatorConfig(conf);
   if (oc.ok() && options->metrics_window < oc->reconcile_interval) {
     return "job.autoscaler.metrics.window (" +
-           core::flink::FormatFlinkDuration(options->metrics_window) +
+           FormatFlinkDuration(options->metrics_window) +
            ") must not be smaller than kubernetes.operator.reconcile.interval (" +
-           core::flink::FormatFlinkDuration(oc->reconcile_interval) + ")";
+           FormatFlinkDuration(oc->reconcile_interval) + ")";
   }
   return std::nullopt;
 }
@@ -243,13 +252,13 @@ Result ValidateJarUri(const std::string& uri, const api::FlinkConfiguration& con
   auto allowed_it = conf.find("kubernetes.operator.user.artifacts.allowed-schemes");
   const std::string allowed_text = allowed_it == conf.end() ? "https" : allowed_it->second;
   bool allowed = false;
-  for (std::string s : core::flink::ParseFlinkList(allowed_text)) {
+  for (std::string s : ParseFlinkList(allowed_text)) {
     for (std::string_view part : {std::string_view(s)}) {
       // Also accept a comma-separated list.
       size_t start = 0;
       while (start <= part.size()) {
         size_t end = part.find(',', start);
-        std::string item(core::flink::TrimSpaces(part.substr(start, end - start)));
+        std::string item(TrimSpaces(part.substr(start, end - start)));
         for (char& c : item) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         if (item == scheme) allowed = true;
         if (end == std::string_view::npos) break;
@@ -366,6 +375,7 @@ std::optional<std::string> ValidateDeployment(const api::FlinkDeployment& d,
                    }
                    return std::nullopt;
                  },
+                 [&] { return ValidateParallelismOverrides(conf); },
                  [&] { return ValidateAutoscaler(conf); },
                  [&] { return ValidateSchedulers(conf); });
 }
@@ -402,6 +412,7 @@ std::optional<std::string> ValidateSessionJob(const api::FlinkSessionJob& job,
         return std::nullopt;
       },
       [&] { return ValidateJobSpec(job.spec.job, std::nullopt, conf); },
+      [&] { return ValidateParallelismOverrides(conf); },
       [&] { return ValidateAutoscaler(conf); });
 }
 

@@ -97,6 +97,10 @@ TEST(ValidatorTest, DeploymentChecksFirstFailureWins) {
        [](api::FlinkDeployment* d) { d->spec.task_manager->replicas = 0; }},
       {"spec.serviceAccount must be defined.",
        [](api::FlinkDeployment* d) { d->spec.service_account.clear(); }},
+      {"pipeline.jobvertex-parallelism-overrides: entry \"bad\" is not <vertex id>:<parallelism >= 1>",
+       [](api::FlinkDeployment* d) {
+         d->spec.flink_configuration["pipeline.jobvertex-parallelism-overrides"] = "a:2,bad";
+       }},
       {"scale-down.max-factor",
        [](api::FlinkDeployment* d) {
          d->spec.flink_configuration["job.autoscaler.enabled"] = "true";

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/duration.h"
+#include "common/flink_values.h"
 
 namespace trimtab::sim {
 
@@ -22,7 +23,7 @@ StatusOr<double> ParseSecondsValue(const Json& value, const std::string& path) {
                                        "\"1h30m\"), got " + std::string(JsonTypeName(value)));
   }
   const std::string text = value.get<std::string>();
-  StatusOr<std::chrono::nanoseconds> d = ParseFlinkDuration(text);
+  StatusOr<std::chrono::nanoseconds> d = ParseFlinkDuration(path, text);
   if (!d.ok()) d = ParseGoDuration(text);
   if (!d.ok()) {
     return InvalidArgumentError(path + ": invalid duration \"" + text +

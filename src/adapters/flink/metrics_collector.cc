@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "adapters/flink/rest_client.h"
+#include "adapters/flink/rest_transport.h"
 #include "common/regex.h"
 
 namespace trimtab::adapters {
@@ -26,7 +27,6 @@ constexpr const char kHeapUsed[] = "Status.JVM.Memory.Heap.Used";
 constexpr const char kManagedUsed[] = "Status.Flink.Memory.Managed.Used";
 constexpr const char kMetaspaceUsed[] = "Status.JVM.Memory.Metaspace.Used";
 constexpr const char kGcTime[] = "Status.JVM.GarbageCollector.All.TimeMsPerSecond";
-constexpr size_t kMaxErrorChars = 300;
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -58,23 +58,6 @@ std::string GetQuery(const std::vector<std::string>& names) {
 }
 
 // The first line of each string in {"errors": [...]} (Flink puts stack traces there).
-std::string ErrorSummary(const Json& body, std::string_view raw) {
-  std::string out;
-  if (body.is_object() && body.contains("errors") && body["errors"].is_array()) {
-    for (const Json& e : body["errors"]) {
-      if (!e.is_string()) continue;
-      std::string line = e.get<std::string>();
-      line = line.substr(0, line.find('\n'));
-      if (!out.empty()) out += "; ";
-      out += line;
-    }
-  } else {
-    out = std::string(raw);
-  }
-  if (out.size() > kMaxErrorChars) out = out.substr(0, kMaxErrorChars) + "...";
-  return out;
-}
-
 std::string StringOr(const Json& object, const char* field, std::string fallback = "") {
   auto it = object.find(field);
   return it != object.end() && it->is_string() ? it->get<std::string>() : fallback;
@@ -326,25 +309,8 @@ void FlinkMetricsCollector::Forget(const FlinkJobRef& job) {
 StatusOr<Json> FlinkMetricsCollector::GetJson(const std::string& base_url,
                                               const std::string& path_and_query,
                                               Millis timeout) const {
-  const std::string path = path_and_query.substr(0, path_and_query.find('?'));
-  const std::string operation = "REST GET " + path;
-  StatusOr<http::ClientResponse> r =
-      options_.http->Do({.method = "GET", .url = base_url + path_and_query, .timeout = timeout});
-  if (!r.ok()) return r.status().WithContext(operation);
-  Json body = Json::parse(r->body, nullptr, /*allow_exceptions=*/false);
-  if (r->status < 200 || r->status >= 300) {
-    const std::string message = operation + " failed: HTTP " + std::to_string(r->status) + ": " +
-                                ErrorSummary(body, r->body);
-    if (r->status == 404) return NotFoundError(message);
-    if (r->status >= 500 || r->status == 429) return UnavailableError(message);
-    return FailedPreconditionError(message);
-  }
-  if (body.is_discarded()) return FailedPreconditionError(operation + ": response is not JSON");
-  // Flink's own client treats an object whose only key is "errors" as an error.
-  if (body.is_object() && body.size() == 1 && body.contains("errors")) {
-    return UnavailableError(operation + " failed: " + ErrorSummary(body, r->body));
-  }
-  return body;
+  return flink::FlinkRestTransport(options_.http, base_url)
+      .Call({.method = "GET", .path = path_and_query, .timeout = timeout});
 }
 
 StatusOr<std::vector<std::string>> FlinkMetricsCollector::MetricNames(const std::string& base_url,

@@ -271,7 +271,7 @@ TEST_F(MetricsCollectorTest, TheLatestCheckpointsDuration) {
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_FALSE(c->sample.job.last_checkpoint_duration_ms.has_value());
   EXPECT_THAT(c->notes,
-              ::testing::Contains(HasSubstr("no checkpoint statistics: REST GET /jobs/")));
+              ::testing::Contains(HasSubstr("no checkpoint statistics: Flink REST GET /jobs/")));
 }
 
 TEST_F(MetricsCollectorTest, JobNotRunningFetchesOnlyTheDetails) {
@@ -288,18 +288,20 @@ TEST_F(MetricsCollectorTest, HttpErrorsAndTimeoutsNameTheRequest) {
   auto c = collector_->Collect(Ref(), kNow, kTimeout);
   EXPECT_EQ(c.status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(c.status().message(),
-            "REST GET /jobs/" + kJob + " failed: HTTP 500: Internal server error.");
+            "Flink REST GET /jobs/" + kJob + " (" + server_->base_url() +
+                "): HTTP 500: Internal server error.");
 
   auto unknown =
       collector_->Collect({.rest_url = server_->base_url(), .job_id = "f00d"}, kNow, kTimeout);
   EXPECT_EQ(unknown.status().code(), StatusCode::kNotFound);
-  EXPECT_EQ(unknown.status().message(), "REST GET /jobs/f00d failed: HTTP 404: Job f00d not found");
+  EXPECT_EQ(unknown.status().message(),
+            "Flink REST GET /jobs/f00d (" + server_->base_url() + "): HTTP 404: Job f00d not found");
 
   server_->Hang("/jobmanager/");
   auto slow = collector_->Collect(Ref(), kNow, Millis(200));
   server_->Release();
   EXPECT_EQ(slow.status().code(), StatusCode::kDeadlineExceeded) << slow.status().ToString();
-  EXPECT_THAT(slow.status().message(), HasSubstr("REST GET /jobmanager/metrics"));
+  EXPECT_THAT(slow.status().message(), HasSubstr("Flink REST GET /jobmanager/metrics"));
 }
 
 TEST_F(MetricsCollectorTest, CustomMetricsOverRest) {

@@ -7,22 +7,9 @@
 namespace trimtab::flink {
 namespace {
 
-constexpr size_t kMaxErrorText = 1000;
-
 std::string FirstLine(const std::string& s) {
   const size_t nl = s.find('\n');
   return nl == std::string::npos ? s : s.substr(0, nl);
-}
-
-// The informative line of one Flink error entry: its first line, or for a server-side exception
-// ("<Exception on server side:\n<exception>\n\tat ...") the exception line.
-std::string ErrorLine(const std::string& entry) {
-  constexpr std::string_view kServerSide = "<Exception on server side:";
-  if (entry.starts_with(kServerSide)) {
-    const size_t nl = entry.find('\n');
-    if (nl != std::string::npos) return FirstLine(entry.substr(nl + 1));
-  }
-  return FirstLine(entry);
 }
 
 int64_t Int(const Json& j, const char* key, int64_t fallback = 0) {
@@ -96,70 +83,19 @@ StatusOr<std::string> TriggerId(const Json& body, const std::string& what) {
 
 }  // namespace
 
-Status RestError(const std::string& call, const std::string& base_url, int http_status,
-                 const std::string& body) {
-  std::string text;
-  Json doc = Json::parse(body, nullptr, false);
-  if (doc.is_object() && doc.contains("errors") && doc["errors"].is_array()) {
-    for (const Json& e : doc["errors"]) {
-      if (!e.is_string()) continue;
-      if (!text.empty()) text += "; ";
-      text += ErrorLine(e.get<std::string>());
-    }
-  } else {
-    text = FirstLine(body);
-  }
-  if (text.size() > kMaxErrorText) text = text.substr(0, kMaxErrorText) + "...";
-  const std::string message = "Flink REST " + call + " (" + base_url + "): HTTP " +
-                              std::to_string(http_status) + (text.empty() ? "" : ": " + text);
-  switch (http_status) {
-    case 400: return InvalidArgumentError(message);
-    case 404: return NotFoundError(message);
-    case 409: return ConflictError(message);
-    case 408:
-    case 504: return DeadlineExceededError(message);
-    default: return UnavailableError(message);
-  }
-}
-
 FlinkRestClient::FlinkRestClient(std::shared_ptr<const http::HttpClient> http,
                                  std::string base_url, std::chrono::milliseconds timeout)
-    : http_(std::move(http)), base_url_(std::move(base_url)), timeout_(timeout) {
-  while (!base_url_.empty() && base_url_.back() == '/') base_url_.pop_back();
-}
+    : http_(std::move(http)), transport_(http_.get(), std::move(base_url)), timeout_(timeout) {}
 
 StatusOr<Json> FlinkRestClient::Call(const std::string& method, const std::string& path,
-                                     const std::string& call, const std::string& body,
+                                     const std::string& body,
                                      const std::string& content_type) const {
-  http::ClientRequest req{.method = method, .url = base_url_ + path, .body = body,
-                          .timeout = timeout_};
-  req.headers.push_back({"Accept", "application/json"});
-  if (!body.empty() || method == "POST" || method == "PUT") {
-    req.headers.push_back({"Content-Type", content_type.empty() ? "application/json" : content_type});
-  }
-  StatusOr<http::ClientResponse> resp = http_->Do(req);
-  if (!resp.ok()) {
-    return Status(resp.status().code(), "Flink REST " + call + " (" + base_url_ + "): " +
-                                            resp.status().message());
-  }
-  if (resp->status < 200 || resp->status >= 300) {
-    return RestError(call, base_url_, resp->status, resp->body);
-  }
-  if (resp->body.empty()) return Json::object();
-  Json doc = Json::parse(resp->body, nullptr, false);
-  if (doc.is_discarded()) {
-    return InternalError("Flink REST " + call + " (" + base_url_ + "): response is not JSON: " +
-                         FirstLine(resp->body).substr(0, 200));
-  }
-  // Flink's RestClient treats a body with exactly one key "errors" as an error.
-  if (doc.is_object() && doc.size() == 1 && doc.contains("errors")) {
-    return RestError(call, base_url_, 500, resp->body);
-  }
-  return doc;
+  return transport_.Call({.method = method, .path = path, .body = body,
+                          .content_type = content_type, .timeout = timeout_});
 }
 
 StatusOr<std::vector<JobOverview>> FlinkRestClient::ListJobs() const {
-  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("GET", "/jobs/overview", "GET /jobs/overview"));
+  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("GET", "/jobs/overview"));
   std::vector<JobOverview> out;
   auto jobs = doc.find("jobs");
   if (jobs == doc.end() || !jobs->is_array()) return out;
@@ -182,13 +118,13 @@ StatusOr<std::vector<JobOverview>> FlinkRestClient::ListJobs() const {
 }
 
 StatusOr<Json> FlinkRestClient::JobDetails(const std::string& job_id) const {
-  return Call("GET", "/jobs/" + job_id, "GET /jobs/" + job_id);
+  return Call("GET", "/jobs/" + job_id);
 }
 
 StatusOr<std::vector<ExceptionEntry>> FlinkRestClient::Exceptions(const std::string& job_id,
                                                                   int max) const {
   const std::string path = "/jobs/" + job_id + "/exceptions?maxExceptions=" + std::to_string(max);
-  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("GET", path, "GET " + path));
+  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("GET", path));
   std::vector<ExceptionEntry> out;
   auto hist = doc.find("exceptionHistory");
   if (hist == doc.end() || !hist->is_object()) return out;
@@ -203,7 +139,7 @@ StatusOr<std::vector<ExceptionEntry>> FlinkRestClient::Exceptions(const std::str
 
 StatusOr<ExecutionResult> FlinkRestClient::GetExecutionResult(const std::string& job_id) const {
   const std::string path = "/jobs/" + job_id + "/execution-result";
-  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("GET", path, "GET " + path));
+  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("GET", path));
   ExecutionResult out;
   auto status = doc.find("status");
   out.completed = status != doc.end() && status->is_object() && Str(*status, "id") == "COMPLETED";
@@ -221,17 +157,17 @@ StatusOr<ExecutionResult> FlinkRestClient::GetExecutionResult(const std::string&
 
 Status FlinkRestClient::Cancel(const std::string& job_id) const {
   const std::string path = "/jobs/" + job_id + "?mode=cancel";
-  return Call("PATCH", path, "PATCH " + path).status();
+  return Call("PATCH", path).status();
 }
 
 StatusOr<ClusterConfig> FlinkRestClient::Config() const {
-  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("GET", "/config", "GET /config"));
+  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("GET", "/config"));
   return ClusterConfig{Str(doc, "flink-version"), Str(doc, "flink-revision")};
 }
 
 StatusOr<CheckpointStats> FlinkRestClient::Checkpoints(const std::string& job_id) const {
   const std::string path = "/jobs/" + job_id + "/checkpoints";
-  StatusOr<Json> doc = Call("GET", path, "GET " + path);
+  StatusOr<Json> doc = Call("GET", path);
   if (!doc.ok()) {
     // The only place that reads this answer's text: Flink has no other way of saying it (its
     // CheckpointingStatisticsHandler throws a RestHandlerException with NOT_FOUND), and the
@@ -277,7 +213,7 @@ StatusOr<std::string> FlinkRestClient::TriggerSavepoint(const std::string& job_i
   if (!r.format_type.empty()) body["formatType"] = r.format_type;
   if (!r.trigger_id.empty()) body["triggerId"] = r.trigger_id;
   const std::string path = "/jobs/" + job_id + "/savepoints";
-  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("POST", path, "POST " + path, body.dump()));
+  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("POST", path, body.dump()));
   return TriggerId(doc, "POST " + path);
 }
 
@@ -288,14 +224,14 @@ StatusOr<std::string> FlinkRestClient::StopWithSavepoint(const std::string& job_
   if (!r.format_type.empty()) body["formatType"] = r.format_type;
   if (!r.trigger_id.empty()) body["triggerId"] = r.trigger_id;
   const std::string path = "/jobs/" + job_id + "/stop";
-  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("POST", path, "POST " + path, body.dump()));
+  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("POST", path, body.dump()));
   return TriggerId(doc, "POST " + path);
 }
 
 StatusOr<AsyncOperation> FlinkRestClient::SavepointStatus(const std::string& job_id,
                                                           const std::string& trigger_id) const {
   const std::string path = "/jobs/" + job_id + "/savepoints/" + trigger_id;
-  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("GET", path, "GET " + path));
+  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("GET", path));
   return ParseAsync(doc, "GET " + path);
 }
 
@@ -304,34 +240,34 @@ StatusOr<std::string> FlinkRestClient::TriggerCheckpoint(const std::string& job_
   Json body = Json::object();
   if (!type.empty()) body["checkpointType"] = type;
   const std::string path = "/jobs/" + job_id + "/checkpoints";
-  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("POST", path, "POST " + path, body.dump()));
+  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("POST", path, body.dump()));
   return TriggerId(doc, "POST " + path);
 }
 
 StatusOr<AsyncOperation> FlinkRestClient::CheckpointStatus(const std::string& job_id,
                                                            const std::string& trigger_id) const {
   const std::string path = "/jobs/" + job_id + "/checkpoints/" + trigger_id;
-  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("GET", path, "GET " + path));
+  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("GET", path));
   return ParseAsync(doc, "GET " + path);
 }
 
 StatusOr<std::string> FlinkRestClient::DisposeSavepoint(const std::string& path_to_dispose) const {
   Json body = {{"savepoint-path", path_to_dispose}};
-  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("POST", "/savepoint-disposal", "POST /savepoint-disposal",
+  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("POST", "/savepoint-disposal",
                                           body.dump()));
   return TriggerId(doc, "POST /savepoint-disposal");
 }
 
 StatusOr<AsyncOperation> FlinkRestClient::DisposalStatus(const std::string& trigger_id) const {
   const std::string path = "/savepoint-disposal/" + trigger_id;
-  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("GET", path, "GET " + path));
+  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("GET", path));
   return ParseAsync(doc, "GET " + path);
 }
 
 StatusOr<ResourceRequirements> FlinkRestClient::GetResourceRequirements(
     const std::string& job_id) const {
   const std::string path = "/jobs/" + job_id + "/resource-requirements";
-  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("GET", path, "GET " + path));
+  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("GET", path));
   ResourceRequirements out;
   if (!doc.is_object()) return out;
   for (auto it = doc.begin(); it != doc.end(); ++it) {
@@ -352,7 +288,7 @@ Status FlinkRestClient::PutResourceRequirements(const std::string& job_id,
     body[vertex] = {{"parallelism", {{"lowerBound", bounds.lower}, {"upperBound", bounds.upper}}}};
   }
   const std::string path = "/jobs/" + job_id + "/resource-requirements";
-  return Call("PUT", path, "PUT " + path, body.dump()).status();
+  return Call("PUT", path, body.dump()).status();
 }
 
 StatusOr<std::string> FlinkRestClient::UploadJar(const std::string& file_name,
@@ -364,7 +300,7 @@ StatusOr<std::string> FlinkRestClient::UploadJar(const std::string& file_name,
   body += "Content-Type: application/x-java-archive\r\n\r\n";
   body += bytes;
   body += "\r\n--" + boundary + "--\r\n";
-  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("POST", "/jars/upload", "POST /jars/upload", body,
+  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("POST", "/jars/upload", body,
                                           "multipart/form-data; boundary=" + boundary));
   std::string stored = Str(doc, "filename");
   if (stored.empty()) return InternalError("POST /jars/upload: response has no filename");
@@ -383,14 +319,14 @@ StatusOr<std::string> FlinkRestClient::RunJar(const std::string& jar_id,
   if (!r.savepoint_path.empty()) body["savepointPath"] = r.savepoint_path;
   if (!r.flink_configuration.empty()) body["flinkConfiguration"] = r.flink_configuration;
   const std::string path = "/jars/" + jar_id + "/run";
-  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("POST", path, "POST " + path, body.dump()));
+  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("POST", path, body.dump()));
   std::string id = Str(doc, "jobid");
   if (id.empty()) return InternalError("POST " + path + ": response has no jobid");
   return id;
 }
 
 Status FlinkRestClient::DeleteJar(const std::string& jar_id) const {
-  return Call("DELETE", "/jars/" + jar_id, "DELETE /jars/" + jar_id).status();
+  return Call("DELETE", "/jars/" + jar_id).status();
 }
 
 }  // namespace trimtab::flink

@@ -10,11 +10,8 @@
 //   rescale     GET|PUT /jobs/:id/resource-requirements
 //   jars        POST /jars/upload (multipart), POST /jars/:id/run, DELETE /jars/:id
 //
-// Every request has the client's timeout. Errors name the call and the endpoint and carry
-// Flink's `errors` text (first line of each entry):
-//   "Flink REST GET /jobs/x/checkpoints (http://10.0.0.7:8081): HTTP 404: Job x not found"
-// and map to codes by what the caller should do next: 404 kNotFound, 400 kInvalidArgument, 409
-// kConflict, 5xx and transport failures kUnavailable, timeouts kDeadlineExceeded.
+// Every request has the client's timeout and goes through FlinkRestTransport (rest_transport.h),
+// which says how errors read and which codes they carry.
 //
 // Usage:
 //   FlinkRestClient rest(http, "http://sm-rest.prod:8081", std::chrono::seconds(10));
@@ -32,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "adapters/flink/rest_transport.h"
 #include "adapters/http/client.h"
 #include "common/json.h"
 #include "common/status.h"
@@ -138,7 +136,7 @@ class FlinkRestClient {
   FlinkRestClient(std::shared_ptr<const http::HttpClient> http, std::string base_url,
                   std::chrono::milliseconds timeout);
 
-  const std::string& base_url() const { return base_url_; }
+  const std::string& base_url() const { return transport_.base_url(); }
 
   StatusOr<std::vector<JobOverview>> ListJobs() const;
   StatusOr<Json> JobDetails(const std::string& job_id) const;
@@ -171,17 +169,13 @@ class FlinkRestClient {
   Status DeleteJar(const std::string& jar_id) const;
 
  private:
-  // Performs one call; any 2xx is success. `call` names it in errors ("GET /jobs/overview").
-  StatusOr<Json> Call(const std::string& method, const std::string& path, const std::string& call,
+  // Performs one call through the transport with the client's timeout.
+  StatusOr<Json> Call(const std::string& method, const std::string& path,
                       const std::string& body = "", const std::string& content_type = "") const;
 
   std::shared_ptr<const http::HttpClient> http_;
-  std::string base_url_;
+  FlinkRestTransport transport_;
   std::chrono::milliseconds timeout_;
 };
-
-// "Flink REST <call> (<base>): HTTP <code>: <errors>" from a non-2xx response.
-Status RestError(const std::string& call, const std::string& base_url, int http_status,
-                 const std::string& body);
 
 }  // namespace trimtab::flink

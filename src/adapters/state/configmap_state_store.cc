@@ -9,6 +9,7 @@
 
 #include "adapters/kube/object.h"
 #include "adapters/kube/rest_config.h"
+#include "common/flink_values.h"
 #include "core/chain/scaling_realizer.h"
 
 namespace trimtab::adapters {
@@ -112,7 +113,7 @@ StatusOr<std::string> EncodeStateValue(StateType type, const Json& value) {
     for (auto it = value.begin(); it != value.end(); ++it) {
       overrides[it.key()] = static_cast<int>(it.value().get<int64_t>());
     }
-    return core::FormatParallelismOverrides(overrides);
+    return FormatFlinkParallelismOverrides(overrides);
   }
   return Dump(value);
 }
@@ -125,8 +126,7 @@ StatusOr<Json> DecodeStateValue(StateType type, std::string_view text) {
     if (!inflated.ok()) return InvalidArgumentError(key + ": " + inflated.status().message());
     json_text = std::move(*inflated);
   } else if (type == StateType::kParallelismOverrides && !Json::accept(json_text)) {
-    StatusOr<core::ParallelismOverrides> overrides =
-        core::ParseParallelismOverrides(json_text, key);
+    StatusOr<FlinkParallelismOverrides> overrides = ParseFlinkParallelismOverrides(key, json_text);
     if (!overrides.ok()) return overrides.status();
     Json out = Json::object();
     for (const auto& [vertex, p] : *overrides) out[vertex] = p;

@@ -3,7 +3,8 @@
 // resource and lets the reconciler rescale in place or upgrade; the standalone autoscaler calls
 // the Flink REST rescale API. InMemoryScalingRealizer records calls (simulator, tests).
 //
-// MergeParallelismOverrides implements the upstream merge of user and autoscaler overrides.
+// MergeParallelismOverrides implements the upstream merge of user and autoscaler overrides; the
+// text form of overrides is common/flink_values.h's.
 //
 // Thread-safety: InMemoryScalingRealizer is safe for concurrent use.
 #pragma once
@@ -36,11 +37,6 @@ class ScalingRealizer {
 ParallelismOverrides MergeParallelismOverrides(const ParallelismOverrides& user,
                                                const ParallelismOverrides& autoscaler,
                                                const std::set<VertexId>& excluded);
-
-// Parses Flink's "vid:p,vid:p" form (whitespace around items allowed); the error names `path`.
-StatusOr<ParallelismOverrides> ParseParallelismOverrides(const std::string& text,
-                                                         const std::string& path);
-std::string FormatParallelismOverrides(const ParallelismOverrides& overrides);
 
 class InMemoryScalingRealizer final : public ScalingRealizer {
  public:

@@ -13,20 +13,6 @@ TEST(ScalingRealizerTest, MergeAutoscalerWinsExceptExcludedVertices) {
   EXPECT_EQ(merged, (ParallelismOverrides{{"a", 5}, {"b", 3}, {"c", 4}, {"d", 7}}));
 }
 
-TEST(ScalingRealizerTest, ParseAndFormatFlinkOverrides) {
-  auto parsed = ParseParallelismOverrides(" a:2, b:10 ,", "pipeline.jobvertex-parallelism-overrides");
-  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
-  EXPECT_EQ(*parsed, (ParallelismOverrides{{"a", 2}, {"b", 10}}));
-  EXPECT_EQ(FormatParallelismOverrides(*parsed), "a:2,b:10");
-  EXPECT_TRUE(ParseParallelismOverrides("", "x")->empty());
-
-  auto bad = ParseParallelismOverrides("a:2,b:zero", "overrides");
-  ASSERT_FALSE(bad.ok());
-  EXPECT_THAT(bad.status().message(), ::testing::HasSubstr("overrides item 1: \"b:zero\""));
-  EXPECT_FALSE(ParseParallelismOverrides("a2", "o").ok());
-  EXPECT_FALSE(ParseParallelismOverrides("a:0", "o").ok());
-}
-
 TEST(ScalingRealizerTest, InMemoryRecordsTheLatestCall) {
   InMemoryScalingRealizer realizer;
   ASSERT_TRUE(realizer.RealizeParallelismOverrides("j", {{"a", 2}}).ok());

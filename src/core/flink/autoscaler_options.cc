@@ -3,87 +3,10 @@
 #include <cctype>
 #include <limits>
 
+#include "common/flink_option_reader.h"
+
 namespace trimtab::core::flink {
 namespace {
-
-// Looks options up under both prefixes and remembers which keys were consumed.
-class OptionReader {
- public:
-  explicit OptionReader(const std::map<std::string, std::string>& conf) : conf_(conf) {}
-
-  // Finds `name` (or one of `aliases`); returns the full key and value.
-  std::optional<std::pair<std::string, std::string>> Find(
-      std::string_view name, std::initializer_list<std::string_view> aliases = {}) {
-    std::vector<std::string_view> names{name};
-    names.insert(names.end(), aliases.begin(), aliases.end());
-    std::optional<std::pair<std::string, std::string>> hit;
-    for (std::string_view n : names) {
-      for (const char* prefix : {kAutoscalerPrefix, kLegacyAutoscalerPrefix}) {
-        std::string key = std::string(prefix) + std::string(n);
-        consumed_.insert(key);
-        auto it = conf_.find(key);
-        if (it != conf_.end() && !hit) hit = {key, it->second};
-      }
-    }
-    return hit;
-  }
-
-  Status Duration(std::string_view name, Millis* out,
-                  std::initializer_list<std::string_view> aliases = {}) {
-    if (auto kv = Find(name, aliases)) {
-      TRIMTAB_ASSIGN_OR_RETURN(*out, ParseFlinkDuration(kv->first, kv->second));
-    }
-    return Status::Ok();
-  }
-  Status Bool(std::string_view name, bool* out) {
-    if (auto kv = Find(name)) {
-      TRIMTAB_ASSIGN_OR_RETURN(*out, ParseFlinkBool(kv->first, kv->second));
-    }
-    return Status::Ok();
-  }
-  Status Double(std::string_view name, double* out,
-                std::initializer_list<std::string_view> aliases = {}) {
-    if (auto kv = Find(name, aliases)) {
-      TRIMTAB_ASSIGN_OR_RETURN(*out, ParseFlinkDouble(kv->first, kv->second));
-    }
-    return Status::Ok();
-  }
-  Status OptDouble(std::string_view name, std::optional<double>* out) {
-    if (auto kv = Find(name)) {
-      TRIMTAB_ASSIGN_OR_RETURN(*out, ParseFlinkDouble(kv->first, kv->second));
-    }
-    return Status::Ok();
-  }
-  Status Int(std::string_view name, int* out) {
-    if (auto kv = Find(name)) {
-      TRIMTAB_ASSIGN_OR_RETURN(int64_t v, ParseFlinkInt(kv->first, kv->second));
-      if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) {
-        return InvalidArgumentError(kv->first + ": value out of range");
-      }
-      *out = static_cast<int>(v);
-    }
-    return Status::Ok();
-  }
-  // Full key of the option as the user wrote it (for validation messages).
-  std::string KeyOf(std::string_view name, std::initializer_list<std::string_view> aliases = {}) {
-    if (auto kv = Find(name, aliases)) return kv->first;
-    return std::string(kAutoscalerPrefix) + std::string(name);
-  }
-
-  std::vector<std::string> Unconsumed() const {
-    std::vector<std::string> out;
-    for (const auto& [key, value] : conf_) {
-      const bool ours = key.rfind(kAutoscalerPrefix, 0) == 0 ||
-                        key.rfind(kLegacyAutoscalerPrefix, 0) == 0;
-      if (ours && !consumed_.count(key)) out.push_back(key);
-    }
-    return out;
-  }
-
- private:
-  const std::map<std::string, std::string>& conf_;
-  std::set<std::string> consumed_;
-};
 
 std::string Upper(std::string_view s) {
   std::string out(s);
@@ -125,31 +48,31 @@ StatusOr<RatePolicy> ParseRatePolicy(const std::string& key, std::string_view te
     return bad("value must be a positive integer");
   }
   p.value = static_cast<int>(*value);
-  auto period = ParseFlinkDuration(key, text.substr(slash + 1));
+  auto period = ParseFlinkDurationMillis(key, text.substr(slash + 1));
   if (!period.ok()) return bad("invalid period");
   if (period->count() <= 0) return bad("period must be positive");
   p.period = *period;
   return p;
 }
 
-Status ParseBehaviorRules(OptionReader& r, std::string_view dir, BehaviorRules* rules,
+Status ParseBehaviorRules(FlinkOptionReader& r, std::string_view dir, BehaviorRules* rules,
                           bool* any) {
   const std::string base = "behavior." + std::string(dir) + ".";
   if (auto kv = r.Find(base + "stabilization-window")) {
     *any = true;
     TRIMTAB_ASSIGN_OR_RETURN(rules->stabilization_window,
-                             ParseFlinkDuration(kv->first, kv->second));
+                             ParseFlinkDurationMillis(kv->key, kv->value));
   }
   if (auto kv = r.Find(base + "policies")) {
     *any = true;
-    for (const std::string& item : ParseFlinkList(kv->second)) {
-      TRIMTAB_ASSIGN_OR_RETURN(RatePolicy p, ParseRatePolicy(kv->first, item));
+    for (const std::string& item : ParseFlinkList(kv->value)) {
+      TRIMTAB_ASSIGN_OR_RETURN(RatePolicy p, ParseRatePolicy(kv->key, item));
       rules->policies.push_back(p);
     }
   }
   if (auto kv = r.Find(base + "select-policy")) {
     *any = true;
-    const std::string v = Upper(TrimSpaces(kv->second));
+    const std::string v = Upper(TrimSpaces(kv->value));
     if (v == "MAX") {
       rules->select_policy = SelectPolicy::kMax;
     } else if (v == "MIN") {
@@ -157,16 +80,16 @@ Status ParseBehaviorRules(OptionReader& r, std::string_view dir, BehaviorRules* 
     } else if (v == "DISABLED") {
       rules->select_policy = SelectPolicy::kDisabled;
     } else {
-      return InvalidArgumentError(kv->first + ": invalid value \"" + kv->second +
+      return InvalidArgumentError(kv->key + ": invalid value \"" + kv->value +
                                   "\": expected Max, Min or Disabled");
     }
   }
   return Status::Ok();
 }
 
-Status ParseAlignment(OptionReader& r, AutoscalerOptions* o) {
+Status ParseAlignment(FlinkOptionReader& r, AutoscalerOptions* o) {
   if (auto kv = r.Find("scaling.parallelism-alignment.mode")) {
-    const std::string v = Upper(TrimSpaces(kv->second));
+    const std::string v = Upper(TrimSpaces(kv->value));
     if (v == "BALANCED") {
       o->alignment_mode = AlignmentMode::kBalanced;
     } else if (v == "EVENLY_SPREAD") {
@@ -176,7 +99,7 @@ Status ParseAlignment(OptionReader& r, AutoscalerOptions* o) {
     } else if (v == "CAPACITY") {
       o->alignment_mode = AlignmentMode::kCapacity;
     } else {
-      return InvalidArgumentError(kv->first + ": unsupported alignment mode \"" + kv->second +
+      return InvalidArgumentError(kv->key + ": unsupported alignment mode \"" + kv->value +
                                   "\": expected BALANCED, EVENLY_SPREAD, OFF or CAPACITY (custom "
                                   "alignment classes are not supported)");
     }
@@ -185,13 +108,13 @@ Status ParseAlignment(OptionReader& r, AutoscalerOptions* o) {
     return Status::Ok();
   }
   if (auto kv = r.Find("scaling.key-group.partitions.adjust.mode")) {
-    const std::string v = Upper(TrimSpaces(kv->second));
+    const std::string v = Upper(TrimSpaces(kv->value));
     if (v == "EVENLY_SPREAD") {
       o->alignment_mode = AlignmentMode::kLegacyEvenlySpread;
     } else if (v == "MAXIMIZE_UTILISATION") {
       o->alignment_mode = AlignmentMode::kLegacyMaximizeUtilisation;
     } else {
-      return InvalidArgumentError(kv->first + ": invalid value \"" + kv->second +
+      return InvalidArgumentError(kv->key + ": invalid value \"" + kv->value +
                                   "\": expected EVENLY_SPREAD or MAXIMIZE_UTILISATION");
     }
   }
@@ -215,20 +138,20 @@ std::string_view AlignmentModeName(AlignmentMode m) {
 StatusOr<AutoscalerOptions> ParseAutoscalerOptions(
     const std::map<std::string, std::string>& conf) {
   AutoscalerOptions o;
-  OptionReader r(conf);
+  FlinkOptionReader r(conf, {kAutoscalerPrefix, kLegacyAutoscalerPrefix});
   TRIMTAB_RETURN_IF_ERROR(r.Bool("enabled", &o.enabled));
   TRIMTAB_RETURN_IF_ERROR(r.Bool("scaling.enabled", &o.scaling_enabled));
   TRIMTAB_RETURN_IF_ERROR(r.Duration("metrics.window", &o.metrics_window));
   TRIMTAB_RETURN_IF_ERROR(r.Duration("stabilization.interval", &o.stabilization_interval));
   if (auto kv = r.Find("excluded.periods")) {
-    o.excluded_periods_text = kv->second;
-    TRIMTAB_ASSIGN_OR_RETURN(o.excluded_periods, ParseExcludedPeriods(kv->first, kv->second));
+    o.excluded_periods_text = kv->value;
+    TRIMTAB_ASSIGN_OR_RETURN(o.excluded_periods, ParseExcludedPeriods(kv->key, kv->value));
   }
   TRIMTAB_RETURN_IF_ERROR(
       r.Double("utilization.target", &o.target_utilization, {"target.utilization"}));
   TRIMTAB_RETURN_IF_ERROR(r.Double("target.utilization.boundary", &o.target_utilization_boundary));
-  TRIMTAB_RETURN_IF_ERROR(r.OptDouble("utilization.max", &o.utilization_max));
-  TRIMTAB_RETURN_IF_ERROR(r.OptDouble("utilization.min", &o.utilization_min));
+  TRIMTAB_RETURN_IF_ERROR(r.OptionalDouble("utilization.max", &o.utilization_max));
+  TRIMTAB_RETURN_IF_ERROR(r.OptionalDouble("utilization.min", &o.utilization_min));
   TRIMTAB_RETURN_IF_ERROR(
       r.Duration("scale-down.interval", &o.scale_down_interval, {"scale-up.grace-period"}));
   TRIMTAB_RETURN_IF_ERROR(r.Int("vertex.min-parallelism", &o.vertex_min_parallelism));
@@ -287,7 +210,7 @@ StatusOr<AutoscalerOptions> ParseAutoscalerOptions(
   TRIMTAB_RETURN_IF_ERROR(r.Int("history.max.count", &o.history_max_count));
   TRIMTAB_RETURN_IF_ERROR(r.Duration("history.max.age", &o.history_max_age));
   if (auto kv = r.Find("metrics.busy-time.aggregator")) {
-    const std::string v = Upper(TrimSpaces(kv->second));
+    const std::string v = Upper(TrimSpaces(kv->value));
     if (v == "MAX") {
       o.busy_time_aggregator = BusyTimeAggregator::kMax;
     } else if (v == "MIN") {
@@ -295,19 +218,19 @@ StatusOr<AutoscalerOptions> ParseAutoscalerOptions(
     } else if (v == "AVG") {
       o.busy_time_aggregator = BusyTimeAggregator::kAvg;
     } else {
-      return InvalidArgumentError(kv->first + ": invalid value \"" + kv->second +
+      return InvalidArgumentError(kv->key + ": invalid value \"" + kv->value +
                                   "\": expected MAX, MIN or AVG");
     }
   }
   if (auto kv = r.Find("vertex.exclude.ids")) {
-    for (std::string& id : ParseFlinkList(kv->second)) o.vertex_exclude_ids.insert(std::move(id));
+    for (std::string& id : ParseFlinkList(kv->value)) o.vertex_exclude_ids.insert(std::move(id));
   }
   TRIMTAB_RETURN_IF_ERROR(r.Duration("scaling.event.interval", &o.scaling_event_interval));
   TRIMTAB_RETURN_IF_ERROR(r.Duration("flink.rest-client.timeout", &o.rest_client_timeout));
   if (auto kv = r.Find("quota.memory")) {
-    TRIMTAB_ASSIGN_OR_RETURN(o.quota_memory_bytes, ParseFlinkMemorySize(kv->first, kv->second));
+    TRIMTAB_ASSIGN_OR_RETURN(o.quota_memory_bytes, ParseFlinkMemorySize(kv->key, kv->value));
   }
-  TRIMTAB_RETURN_IF_ERROR(r.OptDouble("quota.cpu", &o.quota_cpu));
+  TRIMTAB_RETURN_IF_ERROR(r.OptionalDouble("quota.cpu", &o.quota_cpu));
   TRIMTAB_RETURN_IF_ERROR(ParseAlignment(r, &o));
   TRIMTAB_RETURN_IF_ERROR(r.Bool("observed-scalability.enabled", &o.observed_scalability_enabled));
   TRIMTAB_RETURN_IF_ERROR(r.Int("observed-scalability.min-observations",

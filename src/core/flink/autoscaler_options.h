@@ -16,17 +16,21 @@
 // Thread-safety: values.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "common/flink_values.h"
+#include "common/number_format.h"
 #include "common/status.h"
-#include "core/flink/config_values.h"
 #include "core/flink/excluded_periods.h"
 
 namespace trimtab::core::flink {
+
+using Millis = std::chrono::milliseconds;
 
 // How a proposed parallelism is aligned to the key groups / source partitions (§C.5).
 enum class AlignmentMode {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/flink/config_values.h"
+#include "common/flink_values.h"
 #include "core/flink/excluded_periods.h"
 
 namespace trimtab::core::flink {
@@ -12,42 +12,6 @@ using Conf = std::map<std::string, std::string>;
 using std::chrono::hours;
 using std::chrono::minutes;
 using std::chrono::seconds;
-
-TEST(FlinkDurationTest, Syntax) {
-  const auto d = [](std::string_view v) { return ParseFlinkDuration("k", v).value(); };
-  EXPECT_EQ(d("30 s"), seconds(30));
-  EXPECT_EQ(d("30s"), seconds(30));
-  EXPECT_EQ(d("5 min"), minutes(5));
-  EXPECT_EQ(d("5m"), minutes(5));
-  EXPECT_EQ(d("1h"), hours(1));
-  EXPECT_EQ(d("2 hours"), hours(2));
-  EXPECT_EQ(d("1 d"), hours(24));
-  EXPECT_EQ(d("250"), Millis(250));  // plain number: milliseconds
-  EXPECT_EQ(d("250 ms"), Millis(250));
-  EXPECT_EQ(d("PT1H"), hours(1));
-  EXPECT_EQ(d("PT1M30S"), seconds(90));
-  EXPECT_EQ(d("0"), Millis(0));
-  auto bad = ParseFlinkDuration("job.autoscaler.metrics.window", "5 parsecs");
-  ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(bad.status().message().rfind("job.autoscaler.metrics.window: invalid duration", 0), 0u)
-      << bad.status().message();
-  EXPECT_FALSE(ParseFlinkDuration("k", "-5 s").ok());
-  EXPECT_FALSE(ParseFlinkDuration("k", "").ok());
-  EXPECT_EQ(FormatFlinkDuration(minutes(5)), "5 min");
-  EXPECT_EQ(FormatFlinkDuration(seconds(90)), "90 s");
-  EXPECT_EQ(FormatFlinkDuration(hours(1)), "1 h");
-}
-
-TEST(FlinkConfigValuesTest, MemoryBoolList) {
-  EXPECT_EQ(ParseFlinkMemorySize("k", "2g").value(), int64_t{2} << 30);
-  EXPECT_EQ(ParseFlinkMemorySize("k", "512 mb").value(), int64_t{512} << 20);
-  EXPECT_EQ(ParseFlinkMemorySize("k", "1024").value(), 1024);
-  EXPECT_FALSE(ParseFlinkMemorySize("k", "2 gallons").ok());
-  EXPECT_TRUE(ParseFlinkBool("k", "TRUE").value());
-  EXPECT_FALSE(ParseFlinkBool("k", "yes").ok());
-  EXPECT_EQ(ParseFlinkList(" a ; b;;c "), (std::vector<std::string>{"a", "b", "c"}));
-}
 
 TEST(AutoscalerOptionsTest, UpstreamDefaults) {
   AutoscalerOptions o = ParseAutoscalerOptions({}).value();

@@ -3,7 +3,7 @@
 #include <cctype>
 #include <cstdlib>
 
-#include "core/flink/config_values.h"
+#include "common/flink_values.h"
 
 namespace trimtab::core::flink {
 namespace {

@@ -8,7 +8,7 @@
 #include "adapters/metrics/metric_sources.h"
 #include "core/flink/autoscaler_json.h"
 #include "core/flink/autoscaler_options.h"
-#include "core/flink/config_values.h"
+#include "common/flink_values.h"
 #include "core/flink/custom_metrics.h"
 #include "core/flink/cycle_with_chain.h"
 #include "operator/autoscaler/state_documents.h"
@@ -429,7 +429,7 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::Scale(const AutoscalerJobContext
   }
   if (auto slots = c.flink_configuration.find(kTaskSlotsKey);
       slots != c.flink_configuration.end()) {
-    StatusOr<int64_t> n = flink::ParseFlinkInt(kTaskSlotsKey, slots->second);
+    StatusOr<int64_t> n = ParseFlinkInt(kTaskSlotsKey, slots->second);
     if (n.ok() && *n > 0) in.cycle.resources.slots_per_task_manager = static_cast<int>(*n);
   }
   in.cycle.custom_metrics = metrics_.Metrics();

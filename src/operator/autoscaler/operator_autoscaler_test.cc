@@ -477,7 +477,8 @@ TEST_F(OperatorAutoscalerTest, RestErrorsNeverScale) {
   EXPECT_FALSE(out.scaled);
   EXPECT_TRUE(out.parallelism_overrides.empty());
   EXPECT_EQ(out.skipped_reason,
-            "REST GET /jobs/" + kJob + " failed: HTTP 500: Internal server error.");
+            "Flink REST GET /jobs/" + kJob + " (" + flink_->base_url() +
+                "): HTTP 500: Internal server error.");
   EXPECT_EQ(out.decision_log["outcome"], "Skipped");
   std::vector<Json> errors = EventsWithReason("AutoscalerError");
   ASSERT_EQ(errors.size(), 1u);
@@ -506,7 +507,7 @@ TEST_F(OperatorAutoscalerTest, RestTimeoutNeverScales) {
   flink_->Release();
   EXPECT_FALSE(out.scaled);
   EXPECT_TRUE(out.parallelism_overrides.empty());
-  EXPECT_THAT(out.skipped_reason, HasSubstr("REST GET /jobs/" + kJob + "/vertices/"));
+  EXPECT_THAT(out.skipped_reason, HasSubstr("Flink REST GET /jobs/" + kJob + "/vertices/"));
   out = ScaleAt(minutes(5));
   EXPECT_TRUE(out.scaled);
 }

@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <set>
 
-#include "core/flink/config_values.h"
+#include "common/flink_values.h"
 
 namespace trimtab::op::decorators {
 namespace {
 
 std::string Value(const api::FlinkConfiguration& conf, const std::string& key) {
   auto it = conf.find(key);
-  return it == conf.end() ? std::string() : std::string(core::flink::TrimSpaces(it->second));
+  return it == conf.end() ? std::string() : std::string(TrimSpaces(it->second));
 }
 
 }  // namespace
@@ -45,7 +45,7 @@ StatusOr<SchedulerSettings> ReadSchedulerSettings(const api::FlinkConfiguration&
   auto it = conf.find(kDecoratorsKey);
   TRIMTAB_ASSIGN_OR_RETURN(
       s.decorators,
-      core::flink::ParseFlinkMap(kDecoratorsKey,
+      ParseFlinkMap(kDecoratorsKey,
                                  it == conf.end() ? std::string(kDefaultDecorators) : it->second));
   return s;
 }
@@ -74,7 +74,7 @@ StatusOr<DecoratorChain> DecoratorChain::Create(const DecoratorRegistry& registr
     const std::string key = SchedulerConfigKey(scheduler);
     Json config = Json::object();
     if (auto raw = conf.find(key); raw != conf.end()) {
-      TRIMTAB_ASSIGN_OR_RETURN(auto map, core::flink::ParseFlinkMap(key, raw->second));
+      TRIMTAB_ASSIGN_OR_RETURN(auto map, ParseFlinkMap(key, raw->second));
       for (const auto& [k, v] : map) config[k] = v;
     }
     TRIMTAB_ASSIGN_OR_RETURN(std::unique_ptr<StepDecorator> decorator,

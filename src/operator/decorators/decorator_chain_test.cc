@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "core/flink/config_values.h"
+#include "common/flink_values.h"
 #include "operator/decorators/builtin_decorators.h"
 
 namespace trimtab::op::decorators {
@@ -21,21 +21,6 @@ DecoratorContext Context() {
                           .job_manager_requests = {.cpu = 1, .memory_bytes = int64_t{1} << 30},
                           .task_manager_requests = {.cpu = 2, .memory_bytes = int64_t{2} << 30},
                           .desired_task_managers = 3};
-}
-
-TEST(FlinkMapTest, ParsesEntriesQuotesAndRejectsBadOnes) {
-  auto m = core::flink::ParseFlinkMap("k", " queue:q1 , priorityClassName: high,, 'a:b,c':x ,d:'1,2'");
-  ASSERT_TRUE(m.ok()) << m.status().ToString();
-  EXPECT_EQ(*m, (std::map<std::string, std::string>{
-                    {"queue", "q1"}, {"priorityClassName", "high"}, {"a:b,c", "x"}, {"d", "1,2"}}));
-  EXPECT_EQ(core::flink::ParseFlinkMap("k", "").value().size(), 0u);
-  EXPECT_EQ(core::flink::ParseFlinkMap("k", "queue").status().message(),
-            "k: map entry \"queue\" has no \":\" (expected key:value,key:value)");
-  EXPECT_EQ(core::flink::ParseFlinkMap("k", "a:1,a:2").status().message(),
-            "k: map key \"a\" is given twice");
-  EXPECT_EQ(core::flink::ParseFlinkMap("k", ":1").status().message(),
-            "k: map entry \":1\" has an empty key");
-  EXPECT_FALSE(core::flink::ParseFlinkMap("k", "a:'1").ok());
 }
 
 TEST(SchedulerSettingsTest, ComponentKeysFallBackToTheGlobalKey) {

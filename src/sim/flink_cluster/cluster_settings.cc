@@ -4,6 +4,7 @@
 #include <cctype>
 #include <climits>
 
+#include "common/flink_values.h"
 #include "sim/flink_cluster/ids.h"
 
 namespace trimtab::sim::flink {
@@ -153,31 +154,15 @@ Status ParseRestart(const FlinkConfig& c, bool checkpointing, const FlinkVersion
 
 }  // namespace
 
-StatusOr<std::map<std::string, int>> ParseParallelismOverrides(const std::string& text) {
+StatusOr<std::map<std::string, int>> ParseJobVertexOverrides(const std::string& text) {
+  constexpr char kKey[] = "pipeline.jobvertex-parallelism-overrides";
+  StatusOr<FlinkParallelismOverrides> parsed = ParseFlinkParallelismOverrides(kKey, text);
+  if (!parsed.ok()) return InvalidArgumentError("Flink configuration " + parsed.status().message());
   std::map<std::string, int> out;
-  size_t i = 0;
-  while (i < text.size()) {
-    size_t j = text.find(',', i);
-    if (j == std::string::npos) j = text.size();
-    std::string item = text.substr(i, j - i);
-    item.erase(std::remove_if(item.begin(), item.end(), [](unsigned char ch) { return std::isspace(ch); }), item.end());
-    i = j + 1;
-    if (item.empty()) continue;
-    const size_t colon = item.find(':');
-    const std::string id = colon == std::string::npos ? item : item.substr(0, colon);
-    if (colon == std::string::npos || !IsHexId(id)) {
-      return InvalidArgumentError("Flink configuration pipeline.jobvertex-parallelism-overrides: \"" + item +
-                                  "\" is not <32-hex vertex id>:<parallelism>");
-    }
-    int p = 0;
-    try {
-      p = std::stoi(item.substr(colon + 1));
-    } catch (...) {
-      p = 0;
-    }
-    if (p < 1) {
-      return InvalidArgumentError("Flink configuration pipeline.jobvertex-parallelism-overrides: \"" + item +
-                                  "\": parallelism must be a positive integer");
+  for (const auto& [id, p] : *parsed) {
+    if (!IsHexId(id)) {
+      return InvalidArgumentError(std::string("Flink configuration ") + kKey + ": \"" + id +
+                                  "\" is not a job vertex id (32 hex digits)");
     }
     out[Lower(id)] = p;
   }
@@ -215,7 +200,7 @@ StatusOr<ClusterSettings> ClusterSettings::Parse(const FlinkConfig& c, const Def
   }
   s.max_parallelism = static_cast<int>(maxp);
   TRIMTAB_ASSIGN_OR_RETURN(s.vertex_parallelism_overrides,
-                           ParseParallelismOverrides(c.GetString("pipeline.jobvertex-parallelism-overrides", "")));
+                           ParseJobVertexOverrides(c.GetString("pipeline.jobvertex-parallelism-overrides", "")));
 
   const std::string scheduler = Lower(c.GetString("jobmanager.scheduler", "default"));
   if (scheduler != "default" && scheduler != "adaptive" && scheduler != "adaptivebatch") {

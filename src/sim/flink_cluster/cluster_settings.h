@@ -139,7 +139,8 @@ struct ClusterSettings {
   static StatusOr<ClusterSettings> Parse(const FlinkConfig& config, const Defaults& defaults);
 };
 
-// `<vertex-id>:<p>,<vertex-id>:<p>` (pipeline.jobvertex-parallelism-overrides).
-StatusOr<std::map<std::string, int>> ParseParallelismOverrides(const std::string& text);
+// pipeline.jobvertex-parallelism-overrides as the JobManager reads it: the common syntax
+// (ParseFlinkParallelismOverrides) with every vertex id 32 hex digits, returned in lower case.
+StatusOr<std::map<std::string, int>> ParseJobVertexOverrides(const std::string& text);
 
 }  // namespace trimtab::sim::flink

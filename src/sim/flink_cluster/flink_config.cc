@@ -6,17 +6,11 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "common/duration.h"
+#include "common/flink_values.h"
 
 namespace trimtab::sim::flink {
 
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 std::string Lower(std::string_view s) {
   std::string out(s);
@@ -25,7 +19,7 @@ std::string Lower(std::string_view s) {
 }
 
 std::string Unquote(std::string_view s) {
-  s = Trim(s);
+  s = TrimSpaces(s);
   if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front()) {
     s = s.substr(1, s.size() - 2);
   }
@@ -46,7 +40,7 @@ bool ParseKeyValueLine(std::string_view line, std::string* key, std::string* val
     k = line.substr(0, colon);
     v = line.substr(colon + 2);
   }
-  k = Trim(k);
+  k = TrimSpaces(k);
   if (k.empty()) return false;
   *key = std::string(k);
   *value = Unquote(v);
@@ -90,7 +84,7 @@ Status Flatten(const YAML::Node& node, const std::string& prefix, std::map<std::
 
 StatusOr<FlinkConfig> FlinkConfig::ParseConfigYaml(std::string_view text, std::string_view what) {
   FlinkConfig c;
-  if (Trim(text).empty()) return c;
+  if (TrimSpaces(text).empty()) return c;
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));
@@ -186,42 +180,33 @@ std::string FlinkConfig::GetString(const std::string& key, std::string fallback)
 StatusOr<int64_t> FlinkConfig::GetInt(const std::string& key, int64_t fallback) const {
   auto v = Get(key);
   if (!v) return fallback;
-  const std::string_view t = Trim(*v);
-  int64_t out = 0;
-  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), out);
-  if (ec != std::errc() || ptr != t.data() + t.size()) {
-    return InvalidArgumentError("Flink configuration " + key + ": \"" + *v + "\" is not an integer");
-  }
-  return out;
+  StatusOr<int64_t> parsed = ParseFlinkInt(key, *v);
+  if (!parsed.ok()) return InvalidArgumentError("Flink configuration " + parsed.status().message());
+  return parsed;
 }
 
 StatusOr<double> FlinkConfig::GetDouble(const std::string& key, double fallback) const {
   auto v = Get(key);
   if (!v) return fallback;
-  const std::string t(Trim(*v));
-  char* end = nullptr;
-  const double out = std::strtod(t.c_str(), &end);
-  if (t.empty() || end != t.c_str() + t.size() || !std::isfinite(out)) {
-    return InvalidArgumentError("Flink configuration " + key + ": \"" + *v + "\" is not a number");
-  }
-  return out;
+  StatusOr<double> parsed = ParseFlinkDouble(key, *v);
+  if (!parsed.ok()) return InvalidArgumentError("Flink configuration " + parsed.status().message());
+  return parsed;
 }
 
 StatusOr<bool> FlinkConfig::GetBool(const std::string& key, bool fallback) const {
   auto v = Get(key);
   if (!v) return fallback;
-  const std::string t = Lower(Trim(*v));
-  if (t == "true") return true;
-  if (t == "false") return false;
-  return InvalidArgumentError("Flink configuration " + key + ": \"" + *v + "\" is not true or false");
+  StatusOr<bool> parsed = ParseFlinkBool(key, *v);
+  if (!parsed.ok()) return InvalidArgumentError("Flink configuration " + parsed.status().message());
+  return parsed;
 }
 
 StatusOr<std::optional<std::chrono::milliseconds>> FlinkConfig::GetDuration(const std::string& key) const {
   auto v = Get(key);
   if (!v) return std::optional<std::chrono::milliseconds>();
-  StatusOr<std::chrono::nanoseconds> d = ParseFlinkDuration(Trim(*v));
-  if (!d.ok()) return InvalidArgumentError("Flink configuration " + key + ": " + d.status().message());
-  return std::optional<std::chrono::milliseconds>(std::chrono::duration_cast<std::chrono::milliseconds>(*d));
+  StatusOr<std::chrono::milliseconds> d = ParseFlinkDurationMillis(key, *v);
+  if (!d.ok()) return InvalidArgumentError("Flink configuration " + d.status().message());
+  return std::optional<std::chrono::milliseconds>(*d);
 }
 
 StatusOr<std::chrono::milliseconds> FlinkConfig::GetDuration(const std::string& key,
@@ -233,37 +218,9 @@ StatusOr<std::chrono::milliseconds> FlinkConfig::GetDuration(const std::string& 
 StatusOr<std::optional<int64_t>> FlinkConfig::GetMemoryBytes(const std::string& key) const {
   auto v = Get(key);
   if (!v) return std::optional<int64_t>();
-  StatusOr<int64_t> bytes = ParseFlinkMemorySize(*v);
-  if (!bytes.ok()) return InvalidArgumentError("Flink configuration " + key + ": " + bytes.status().message());
+  StatusOr<int64_t> bytes = ParseFlinkMemorySize(key, *v);
+  if (!bytes.ok()) return InvalidArgumentError("Flink configuration " + bytes.status().message());
   return std::optional<int64_t>(*bytes);
-}
-
-StatusOr<int64_t> ParseFlinkMemorySize(std::string_view text) {
-  const std::string_view t = Trim(text);
-  size_t i = 0;
-  while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i;
-  if (i == 0) return InvalidArgumentError("\"" + std::string(text) + "\" is not a memory size (e.g. 1728m)");
-  int64_t number = 0;
-  auto [ptr, ec] = std::from_chars(t.data(), t.data() + i, number);
-  if (ec != std::errc()) return InvalidArgumentError("\"" + std::string(text) + "\": number out of range");
-  const std::string unit = Lower(Trim(t.substr(i)));
-  int shift = 0;
-  if (unit.empty() || unit == "b" || unit == "bytes") {
-    shift = 0;
-  } else if (unit == "k" || unit == "kb" || unit == "kibibytes") {
-    shift = 10;
-  } else if (unit == "m" || unit == "mb" || unit == "mebibytes") {
-    shift = 20;
-  } else if (unit == "g" || unit == "gb" || unit == "gibibytes") {
-    shift = 30;
-  } else if (unit == "t" || unit == "tb" || unit == "tebibytes") {
-    shift = 40;
-  } else {
-    return InvalidArgumentError("\"" + std::string(text) + "\": unknown memory unit \"" + unit +
-                                "\" (b, k, m, g, t)");
-  }
-  if (number > (INT64_MAX >> shift)) return InvalidArgumentError("\"" + std::string(text) + "\": too large");
-  return number << shift;
 }
 
 std::string FlinkVersion::String() const {
@@ -271,7 +228,7 @@ std::string FlinkVersion::String() const {
 }
 
 std::optional<FlinkVersion> FlinkVersion::Parse(std::string_view text) {
-  std::string t(Trim(text));
+  std::string t(TrimSpaces(text));
   if (!t.empty() && (t[0] == 'v' || t[0] == 'V')) t = t.substr(1);
   for (char& c : t) {
     if (c == '_') c = '.';

@@ -67,10 +67,6 @@ class FlinkConfig {
   std::map<std::string, std::string> entries_;
 };
 
-// Flink MemorySize.parse: a number and an optional unit b|bytes, k|kb|kibibytes,
-// m|mb|mebibytes, g|gb|gibibytes, t|tb|tebibytes (all powers of 1024, case-insensitive).
-StatusOr<int64_t> ParseFlinkMemorySize(std::string_view text);
-
 // The Flink release the simulated cluster mimics; it decides the REST shapes that changed
 // between releases (see docs/flink-sim.md "Versions").
 struct FlinkVersion {

@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 namespace trimtab::sim::flink {
@@ -13,14 +15,16 @@ namespace fs = std::filesystem;
 class SimFileSystemTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    base_ = fs::path(::testing::TempDir()) /
-            ("simfs-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    // Two levels under a directory of this process's own, so that checks for escapes reach only
+    // directories no other process writes to.
+    base_ = fs::path(::testing::TempDir()) / ("simfs-" + std::to_string(::getpid())) /
+            ::testing::UnitTest::GetInstance()->current_test_info()->name();
     fs::remove_all(base_);
     fs::create_directories(base_ / "data" / "flink-fs");
     // A file next to the data directory that an escape would reach.
     std::ofstream(base_ / "outside.txt") << "keep";
   }
-  void TearDown() override { fs::remove_all(base_); }
+  void TearDown() override { fs::remove_all(base_.parent_path()); }
 
   SimFileSystem Fs() const { return SimFileSystem((base_ / "data" / "flink-fs").string()); }
 

@@ -1,7 +1,7 @@
 // Registration of coscheduling: option map -> CoschedulingOptions -> decorator.
 #include <nlohmann/json.hpp>
 
-#include "core/flink/config_values.h"
+#include "common/flink_values.h"
 #include "operator/decorators/coscheduling/coscheduling_decorator.h"
 
 namespace trimtab::op::decorators {
@@ -11,7 +11,7 @@ Status PositiveInt(JsonReader& r, const char* field, std::optional<int64_t>* out
   if (!r.Has(field)) return Status::Ok();
   std::string text;
   TRIMTAB_RETURN_IF_ERROR(r.OptionalString(field, &text));
-  StatusOr<int64_t> n = core::flink::ParseFlinkInt(r.FieldPath(field), text);
+  StatusOr<int64_t> n = ParseFlinkInt(r.FieldPath(field), text);
   if (!n.ok()) return n.status();
   if (*n < 1) return InvalidArgumentError(r.FieldPath(field) + ": must be at least 1");
   *out = *n;

@@ -1,7 +1,7 @@
 // Registration of volcano: option map -> VolcanoOptions -> decorator.
 #include <nlohmann/json.hpp>
 
-#include "core/flink/config_values.h"
+#include "common/flink_values.h"
 #include "operator/decorators/gang_size.h"
 #include "operator/decorators/volcano/volcano_decorator.h"
 
@@ -25,21 +25,21 @@ StatusOr<VolcanoOptions> ParseVolcanoOptions(const Json& config, const std::stri
   std::string text;
   if (r.Has("minMember")) {
     TRIMTAB_RETURN_IF_ERROR(r.OptionalString("minMember", &text));
-    StatusOr<int64_t> n = core::flink::ParseFlinkInt(r.FieldPath("minMember"), text);
+    StatusOr<int64_t> n = ParseFlinkInt(r.FieldPath("minMember"), text);
     if (!n.ok()) return n.status();
     if (*n < 1) return InvalidArgumentError(r.FieldPath("minMember") + ": must be at least 1");
     o.min_member = *n;
   }
   if (r.Has("preemptable")) {
     TRIMTAB_RETURN_IF_ERROR(r.OptionalString("preemptable", &text));
-    StatusOr<bool> b = core::flink::ParseFlinkBool(r.FieldPath("preemptable"), text);
+    StatusOr<bool> b = ParseFlinkBool(r.FieldPath("preemptable"), text);
     if (!b.ok()) return b.status();
     o.preemptable = *b;
   }
   if (r.Has("slaWaitingTime")) {
     TRIMTAB_RETURN_IF_ERROR(r.OptionalString("slaWaitingTime", &text));
-    StatusOr<core::flink::Millis> d =
-        core::flink::ParseFlinkDuration(r.FieldPath("slaWaitingTime"), text);
+    StatusOr<std::chrono::milliseconds> d =
+        ParseFlinkDurationMillis(r.FieldPath("slaWaitingTime"), text);
     if (!d.ok()) return d.status();
     if (d->count() < 1000 || d->count() % 1000 != 0) {
       return InvalidArgumentError(r.FieldPath("slaWaitingTime") +
