@@ -19,14 +19,6 @@ constexpr uint64_t kHour = 60 * kMin;
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-
-std::string Trim(std::string_view s) {
-  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; };
-  while (!s.empty() && space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && space(s.back())) s.remove_suffix(1);
-  return std::string(s);
-}
-
 uint64_t GoUnit(std::string_view u) {
   if (u == "ns") return kNs;
   if (u == "us" || u == "\xC2\xB5s" || u == "\xCE\xBCs") return kUs;  // µ (U+00B5), μ (U+03BC)

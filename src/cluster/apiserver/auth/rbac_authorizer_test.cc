@@ -186,7 +186,9 @@ TEST(RbacAuthorizerTest, Decisions) {
     SCOPED_TRACE(c.name);
     Decision d = Authorize(policy, c.attributes);
     EXPECT_EQ(d.allowed, c.allowed);
-    if (!c.reason.empty()) EXPECT_EQ(d.reason, c.reason);
+    if (!c.reason.empty()) {
+      EXPECT_EQ(d.reason, c.reason);
+    }
   }
 }
 
