@@ -9,6 +9,7 @@ namespace CLI {
 class App;
 }
 
+#include <functional>
 #include <string>
 
 #include "common/status.h"
@@ -18,6 +19,15 @@ namespace trimtab::cli {
 // The text of an input document named on the command line: a file path, or "-" for stdin.
 // Sets *source to what error messages should call it ("stdin" or the path).
 StatusOr<std::string> ReadInputDocument(const std::string& path, std::string* source);
+
+// An `eval` subcommand over one document: FILE (JSON or YAML, "-" = stdin, the default) and
+// --summary. The callback reads the document and prints what `run` returns; a read or run error
+// goes to stderr as "error: <message>" with exit code 1.
+using EvalDocumentRun = std::function<StatusOr<std::string>(
+    const std::string& text, const std::string& source, bool summary)>;
+void AddEvalDocumentCommand(CLI::App& eval, const std::string& name,
+                            const std::string& description, const std::string& summary_help,
+                            EvalDocumentRun run, int* exit_code);
 
 void RegisterVersionCommand(CLI::App& app, int* exit_code);
 // `simulate`: a job in virtual time under a workload, one run per scaling policy (src/sim).

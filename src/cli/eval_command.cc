@@ -4,6 +4,7 @@
 
 #include <iostream>
 #include <iterator>
+#include <memory>
 
 #include "common/json.h"
 
@@ -16,6 +17,29 @@ StatusOr<std::string> ReadInputDocument(const std::string& path, std::string* so
   }
   *source = path;
   return ReadFile(path);
+}
+
+void AddEvalDocumentCommand(CLI::App& eval, const std::string& name,
+                            const std::string& description, const std::string& summary_help,
+                            EvalDocumentRun run, int* exit_code) {
+  CLI::App* cmd = eval.add_subcommand(name, description);
+  auto file = std::make_shared<std::string>("-");
+  auto summary = std::make_shared<bool>(false);
+  cmd->add_option("FILE", *file, "Input document (JSON or YAML); '-' reads stdin")
+      ->capture_default_str();
+  cmd->add_flag("--summary", *summary, summary_help);
+  cmd->callback([file, summary, run = std::move(run), exit_code] {
+    std::string source;
+    StatusOr<std::string> out = ReadInputDocument(*file, &source);
+    if (out.ok()) out = run(*out, source, *summary);
+    if (!out.ok()) {
+      std::cerr << "error: " << out.status().message() << "\n";
+      *exit_code = 1;
+      return;
+    }
+    std::cout << *out;
+    *exit_code = 0;
+  });
 }
 
 void RegisterEvalCommand(CLI::App& app, int* exit_code) {
