@@ -5,12 +5,15 @@
 // real client would.
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "adapters/http/client.h"
 #include "cluster/apiserver/apiserver.h"
 #include "cluster/apiserver/apiserver_test_util.h"
 #include "cluster/apiserver/auth/host_check.h"
+#include "cluster/apiserver/auth/local_credentials.h"
 
 namespace trimtab::cluster::auth {
 namespace {
@@ -226,6 +229,32 @@ TEST_F(SecureServerTest, CredentialsSurviveARestart) {
     ASSERT_EQ(::stat((dir_.path() + "/" + file).c_str(), &st), 0) << file;
     EXPECT_EQ(st.st_mode & 0077, 0u) << file;
   }
+}
+
+TEST(LocalCredentialsTest, ReissuesTheServingCertificateForANewNameKeepingTheCa) {
+  TempDataDir dir;
+  auto first = LoadOrCreateLocalCredentials({.dir = dir.path()});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  auto again = LoadOrCreateLocalCredentials({.dir = dir.path()});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->server.certificate_pem, first->server.certificate_pem);  // reused
+  auto named = LoadOrCreateLocalCredentials({.dir = dir.path(),
+                                             .extra_names = {"apiserver.example", "10.1.2.3"}});
+  ASSERT_TRUE(named.ok());
+  EXPECT_EQ(named->ca.certificate_pem, first->ca.certificate_pem);
+  EXPECT_EQ(named->admin_token, first->admin_token);
+  EXPECT_NE(named->server.certificate_pem, first->server.certificate_pem);
+  auto info = http::InspectCertificate(named->server.certificate_pem);
+  ASSERT_TRUE(info.ok());
+  EXPECT_NE(std::find(info->dns_names.begin(), info->dns_names.end(), "apiserver.example"),
+            info->dns_names.end());
+  EXPECT_NE(std::find(info->ip_addresses.begin(), info->ip_addresses.end(), "10.1.2.3"),
+            info->ip_addresses.end());
+  EXPECT_TRUE(http::SignedBy(named->server.certificate_pem, first->ca.certificate_pem));
+  // In memory (no directory): fresh material every time.
+  auto memory = LoadOrCreateLocalCredentials({});
+  ASSERT_TRUE(memory.ok());
+  EXPECT_NE(memory->admin_token, first->admin_token);
 }
 
 TEST(HostCheckTest, ParsesHostAndOrigin) {
