@@ -261,6 +261,18 @@ StatusOr<int> ClusterClient::CountTaskManagerPods(const std::string& ns,
   return n;
 }
 
+StatusOr<int> ClusterClient::CountUnscheduledPods(const std::string& ns,
+                                                  const std::string& name) const {
+  TRIMTAB_ASSIGN_OR_RETURN(std::vector<Json> pods,
+                           client_->List(kube::PodsResource(), ns, {.labels = Selector("app=" + name)}));
+  int n = 0;
+  for (const Json& pod : pods) {
+    const bool bound = !pod.value("spec", Json::object()).value("nodeName", "").empty();
+    n += bound || Finished(pod) ? 0 : 1;
+  }
+  return n;
+}
+
 std::vector<std::string> ClusterClient::MissingReferences(
     const std::vector<decorators::ObjectReference>& references) const {
   std::vector<std::string> missing;

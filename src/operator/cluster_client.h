@@ -75,6 +75,10 @@ class ClusterClient {
   // terminating and not finished.
   StatusOr<int> CountTaskManagerPods(const std::string& ns, const std::string& name) const;
 
+  // The cluster's pods (label app=<name>: JobManager and TaskManagers) that no scheduler has
+  // bound to a node yet (spec.nodeName empty, not finished): the job cannot be scheduled.
+  StatusOr<int> CountUnscheduledPods(const std::string& ns, const std::string& name) const;
+
   // The referenced objects that do not exist, as messages naming the object and the field it
   // came from ("Queue \"q1\" named by kubernetes.scheduler.volcano.config: queue does not
   // exist"). Lookups that fail otherwise (forbidden, unreachable) are not reported.

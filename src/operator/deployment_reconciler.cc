@@ -13,6 +13,7 @@
 #include "operator/job_observer.h"
 #include "operator/kube_resources.h"
 #include "operator/process_resources.h"
+#include "operator/queue_headroom_reader.h"
 #include "operator/reconciliation_utils.h"
 #include "operator/spec_diff.h"
 
@@ -157,16 +158,6 @@ void FlinkDeploymentController::RunAutoscaler(DeploymentPass& p) {
     if (!s.ok()) spdlog::warn("{}/{}: autoscaler reset: {}", p.ns(), p.name(), s.ToString());
     SetRecordedJobField(&st, "autoscalerResetNonce", *reset);
   }
-  if (st.reconciliation_status.state != ReconciliationState::kDeployed ||
-      st.job_manager_deployment_status != JmStatus::kReady || st.job_status.state != js::kRunning ||
-      !p.rest) {
-    // Keep what is deployed: the autoscaler decides only for a running job.
-    if (!recorded_overrides.empty()) {
-      p.resource.spec.flink_configuration[flink_keys::kParallelismOverrides] = recorded_overrides;
-      RefreshConfig(p);
-    }
-    return;
-  }
   AutoscalerJobContext context{
       .namespace_name = p.ns(),
       .resource_name = p.name(),
@@ -174,21 +165,67 @@ void FlinkDeploymentController::RunAutoscaler(DeploymentPass& p) {
       .resource_uid = p.resource.metadata.uid(),
       .job_id = st.job_status.job_id,
       .job_status = st.job_status.state,
-      .rest_url = p.rest->base_url(),
+      .rest_url = p.rest ? p.rest->base_url() : "",
       .flink_version = p.resource.spec.flink_version
                            ? std::string(api::Name(*p.resource.spec.flink_version))
                            : "",
       .flink_configuration = p.config};
-  if (p.resource.spec.task_manager) {
-    StatusOr<ProcessResources> tm = ResolveProcessResources(
-        "TaskManager", p.resource.spec.task_manager->resource, p.resource.spec.task_manager->resources);
-    if (tm.ok()) {
-      context.task_manager_cpu = tm->cpu.value_or(0);
-      context.task_manager_memory_bytes = static_cast<double>(tm->memory_bytes.value_or(0));
+  StatusOr<AutoscalerOutcome> outcome = UnavailableError("no autoscaler outcome");
+  if (st.reconciliation_status.state != ReconciliationState::kDeployed ||
+      st.job_manager_deployment_status != JmStatus::kReady || st.job_status.state != js::kRunning ||
+      !p.rest) {
+    // The autoscaler decides only for a running job. One that has not run since a scaling and
+    // whose pods cannot be scheduled goes back to its last running parallelism (issue 28).
+    std::optional<AutoscalerOutcome> reverted;
+    if (!recorded_overrides.empty() &&
+        st.reconciliation_status.state == ReconciliationState::kDeployed &&
+        st.job_status.state != js::kRunning && !js::IsGloballyTerminal(st.job_status.state)) {
+      StatusOr<int> unscheduled = cluster_.CountUnscheduledPods(p.ns(), p.name());
+      if (unscheduled.ok() && *unscheduled > 0) {
+        StatusOr<AutoscalerOutcome> r = deps_.autoscaler->RevertUnschedulable(context);
+        if (r.ok() && r->scaled) {
+          reverted = std::move(r).value();
+        } else if (!r.ok()) {
+          spdlog::warn("{}/{}: revert an unschedulable scaling: {}", p.ns(), p.name(),
+                       r.status().ToString());
+        }
+      }
     }
+    if (!reverted) {
+      // Keep what is deployed.
+      if (!recorded_overrides.empty()) {
+        p.resource.spec.flink_configuration[flink_keys::kParallelismOverrides] = recorded_overrides;
+        RefreshConfig(p);
+      }
+      return;
+    }
+    outcome = std::move(*reverted);
+  } else {
+    if (p.resource.spec.task_manager) {
+      StatusOr<ProcessResources> tm = ResolveProcessResources(
+          "TaskManager", p.resource.spec.task_manager->resource,
+          p.resource.spec.task_manager->resources);
+      if (tm.ok()) {
+        context.task_manager_cpu = tm->cpu.value_or(0);
+        context.task_manager_memory_bytes = static_cast<double>(tm->memory_bytes.value_or(0));
+      }
+    }
+    context.queue = QueueFacts(p, context.task_manager_cpu, context.task_manager_memory_bytes);
+    if (!context.queue) {
+      // The free room on the nodes, for the scale-guard plugin (issue 28).
+      StatusOr<int> tms = cluster_.CountTaskManagerPods(p.ns(), p.name());
+      if (tms.ok()) {
+        context.cluster = ReadNodeHeadroom(
+            *deps_.client,
+            {.task_manager = {.cpu = context.task_manager_cpu,
+                              .memory_bytes =
+                                  static_cast<int64_t>(context.task_manager_memory_bytes)},
+             .slots_per_task_manager = static_cast<int>(TaskSlots(p.config)),
+             .task_managers = *tms});
+      }
+    }
+    outcome = deps_.autoscaler->Scale(context);
   }
-  context.queue = QueueFacts(p, context.task_manager_cpu, context.task_manager_memory_bytes);
-  StatusOr<AutoscalerOutcome> outcome = deps_.autoscaler->Scale(context);
   std::map<std::string, int> overrides;
   if (!outcome.ok()) {
     p.job.Event(EventType::kWarning, reasons::kAutoscalerError, outcome.status().message());

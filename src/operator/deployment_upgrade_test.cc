@@ -361,8 +361,15 @@ class FakeAutoscaler : public JobAutoscaler {
     cleanups.push_back(name);
     return Status::Ok();
   }
+  StatusOr<AutoscalerOutcome> RevertUnschedulable(const AutoscalerJobContext& context) override {
+    std::lock_guard<std::mutex> lock(mu);
+    reverts.push_back(context);
+    return revert;
+  }
   std::mutex mu;
   AutoscalerOutcome outcome;
+  AutoscalerOutcome revert;  // what RevertUnschedulable answers
+  std::vector<AutoscalerJobContext> reverts;
   Status fail;
   std::vector<AutoscalerJobContext> contexts;
   std::vector<std::string> cleanups;
@@ -433,6 +440,55 @@ TEST_F(UpgradeTest, AutoscalerOverridesWithoutAdaptiveSchedulerUpgrade) {
   ASSERT_TRUE(PassUntil("sm", Redeployed));
   EXPECT_EQ(autoscaler.cleanups, std::vector<std::string>{"sm"});
   EXPECT_FALSE(env_.DeployedConfig("sm")->contains("pipeline.jobvertex-parallelism-overrides"));
+}
+
+// Issue 28: a rescale the cluster cannot schedule (the job stays CREATED, its pods unbound) goes
+// back to the last running parallelism through the ordinary upgrade, restoring its state.
+TEST_F(UpgradeTest, Issue28UnschedulableRescaleGoesBackToTheLastRunningParallelism) {
+  FakeAutoscaler autoscaler;
+  NewControllers(&autoscaler);
+  std::string config(kAutoscaled);
+  config = config.substr(0, config.find("    jobmanager.scheduler")) +
+           "    high-availability.type: kubernetes\n"
+           "    high-availability.storageDir: file:///flink-data/ha\n";
+  const std::string job = DeployToStable(AppYaml("sm", "last-state", config), "sm");
+  ASSERT_TRUE(env_.WriteHaCheckpoint("sm", job, "file:///flink-data/checkpoints/c1").ok());
+  autoscaler.outcome.parallelism_overrides = {{"vertex-a", 128}};
+  autoscaler.outcome.scaled = true;
+  ASSERT_TRUE(PassUntil("sm", Redeployed));
+  EXPECT_EQ((*env_.DeployedConfig("sm"))["pipeline.jobvertex-parallelism-overrides"],
+            "vertex-a:128");
+  autoscaler.outcome.scaled = false;
+  StatusOr<std::string> rescaled = env_.StartCluster("sm");
+  ASSERT_TRUE(rescaled.ok()) << rescaled.status().ToString();
+  env_.jm()->SetJobState(*rescaled, "CREATED");  // waiting for slots that never come
+  Pass("sm");
+  ASSERT_EQ(Get("sm").status.job_status.state, "CREATED");
+  EXPECT_TRUE(autoscaler.reverts.empty());  // every pod is scheduled: nothing to revert
+
+  // A TaskManager pod no node can take.
+  ASSERT_TRUE(env_.Apply("apiVersion: v1\nkind: Pod\nmetadata:\n  name: sm-taskmanager-1-1\n"
+                         "  labels: {app: sm, component: taskmanager}\n"
+                         "spec:\n  containers: [{name: flink-main-container, image: flink:1.20}]\n")
+                  .ok());
+  Pass("sm");
+  ASSERT_EQ(autoscaler.reverts.size(), 1u);  // not yet due: the autoscaler keeps the overrides
+  EXPECT_EQ(autoscaler.reverts[0].job_status, "CREATED");
+  EXPECT_EQ(Get("sm").status.reconciliation_status.state, ReconciliationState::kDeployed);
+
+  autoscaler.revert.parallelism_overrides = {{"vertex-a", 2}};
+  autoscaler.revert.scaled = true;
+  autoscaler.revert.decision_log = Json{{"outcome", "Reverted"}};
+  autoscaler.outcome.parallelism_overrides = {{"vertex-a", 2}};
+  ASSERT_TRUE(PassUntil("sm", Redeployed));
+  StatusOr<Json> conf = env_.DeployedConfig("sm");
+  ASSERT_TRUE(conf.ok());
+  EXPECT_EQ((*conf)["pipeline.jobvertex-parallelism-overrides"], "vertex-a:2");
+  // State from the HA checkpoint, never a stateless start.
+  EXPECT_EQ((*conf)["execution.savepoint.path"], "KUBERNETES_OPERATOR_LAST_STATE");
+  api::FlinkDeployment fd = Get("sm");
+  EXPECT_EQ(Json::parse(fd.metadata.annotations().at("trimtab.dev/last-scaling-decision")),
+            autoscaler.revert.decision_log);
 }
 
 TEST_F(UpgradeTest, RollbackToTheLastStableSpec) {

@@ -36,19 +36,54 @@ bool Schedulable(const Json& node) {
   return false;
 }
 
+// The job's shape into `h`.
+void SetShape(const QueueJobShape& job, core::QueueHeadroom* h) {
+  h->task_manager = {.cpu = job.task_manager.cpu > 0 ? std::optional<double>(job.task_manager.cpu)
+                                                     : std::nullopt,
+                     .memory_bytes = job.task_manager.memory_bytes > 0
+                                         ? std::optional<double>(job.task_manager.memory_bytes)
+                                         : std::nullopt};
+  h->slots_per_task_manager = job.slots_per_task_manager;
+  h->task_managers = job.task_managers;
+}
+
+// cluster_total and node_free from the nodes and the pods bound to them; node_free stays unset
+// when either list fails.
+void ReadNodes(const kube::KubeClient& client, core::QueueHeadroom* out) {
+  core::QueueHeadroom& h = *out;
+  StatusOr<std::vector<Json>> nodes = client.List(kNodes, "", {});
+  StatusOr<std::vector<Json>> pods = client.List(kube::PodsResource(), "", {});
+  if (!nodes.ok() || !pods.ok()) return;  // node_free stays unknown
+  std::map<std::string, core::ResourceAmounts> used;
+  for (const Json& pod : *pods) {
+    const Json spec_p = pod.value("spec", Json::object());
+    const std::string node = spec_p.value("nodeName", "");
+    const std::string phase = pod.value("status", Json::object()).value("phase", "");
+    if (node.empty() || phase == "Succeeded" || phase == "Failed") continue;
+    for (const Json& c : spec_p.value("containers", Json::array())) {
+      Add(&used[node], Amounts(c.value("resources", Json::object()).value("requests", Json::object())));
+    }
+  }
+  std::vector<core::ResourceAmounts> free;
+  for (const Json& node : *nodes) {
+    if (!Schedulable(node)) continue;
+    const core::ResourceAmounts alloc =
+        Amounts(node.value("status", Json::object()).value("allocatable", Json::object()));
+    Add(&h.cluster_total, alloc);
+    const core::ResourceAmounts& u = used[kube::ObjectName(node)];
+    free.push_back({.cpu = alloc.cpu.value_or(0) - u.cpu.value_or(0),
+                    .memory_bytes = alloc.memory_bytes.value_or(0) - u.memory_bytes.value_or(0)});
+  }
+  h.node_free = std::move(free);
+}
+
 }  // namespace
 
 core::QueueHeadroom ReadQueueHeadroom(const kube::KubeClient& client, const std::string& queue,
                                       const QueueJobShape& job) {
   core::QueueHeadroom h;
   h.queue = queue;
-  h.task_manager = {.cpu = job.task_manager.cpu > 0 ? std::optional<double>(job.task_manager.cpu)
-                                                    : std::nullopt,
-                    .memory_bytes = job.task_manager.memory_bytes > 0
-                                        ? std::optional<double>(job.task_manager.memory_bytes)
-                                        : std::nullopt};
-  h.slots_per_task_manager = job.slots_per_task_manager;
-  h.task_managers = job.task_managers;
+  SetShape(job, &h);
   StatusOr<Json> q = client.Get(kQueues, "", queue);
   if (q.status().code() == StatusCode::kNotFound) return h;
   if (!q.ok()) {
@@ -76,30 +111,14 @@ core::QueueHeadroom ReadQueueHeadroom(const kube::KubeClient& client, const std:
                                          .value("resource", Json::object())));
   }
 
-  StatusOr<std::vector<Json>> nodes = client.List(kNodes, "", {});
-  StatusOr<std::vector<Json>> pods = client.List(kube::PodsResource(), "", {});
-  if (!nodes.ok() || !pods.ok()) return h;  // node_free stays unknown
-  std::map<std::string, core::ResourceAmounts> used;
-  for (const Json& pod : *pods) {
-    const Json spec_p = pod.value("spec", Json::object());
-    const std::string node = spec_p.value("nodeName", "");
-    const std::string phase = pod.value("status", Json::object()).value("phase", "");
-    if (node.empty() || phase == "Succeeded" || phase == "Failed") continue;
-    for (const Json& c : spec_p.value("containers", Json::array())) {
-      Add(&used[node], Amounts(c.value("resources", Json::object()).value("requests", Json::object())));
-    }
-  }
-  std::vector<core::ResourceAmounts> free;
-  for (const Json& node : *nodes) {
-    if (!Schedulable(node)) continue;
-    const core::ResourceAmounts alloc =
-        Amounts(node.value("status", Json::object()).value("allocatable", Json::object()));
-    Add(&h.cluster_total, alloc);
-    const core::ResourceAmounts& u = used[kube::ObjectName(node)];
-    free.push_back({.cpu = alloc.cpu.value_or(0) - u.cpu.value_or(0),
-                    .memory_bytes = alloc.memory_bytes.value_or(0) - u.memory_bytes.value_or(0)});
-  }
-  h.node_free = std::move(free);
+  ReadNodes(client, &h);
+  return h;
+}
+
+core::QueueHeadroom ReadNodeHeadroom(const kube::KubeClient& client, const QueueJobShape& job) {
+  core::QueueHeadroom h;
+  SetShape(job, &h);
+  ReadNodes(client, &h);
   return h;
 }
 

@@ -30,4 +30,9 @@ struct QueueJobShape {
 core::QueueHeadroom ReadQueueHeadroom(const kube::KubeClient& client, const std::string& queue,
                                       const QueueJobShape& job);
 
+// The nodes' part alone, for a job outside a Volcano queue (ExecutorContext::cluster, the
+// scale-guard plugin): the shape, cluster_total and node_free (unset when a List fails); two
+// Lists per call.
+core::QueueHeadroom ReadNodeHeadroom(const kube::KubeClient& client, const QueueJobShape& job);
+
 }  // namespace trimtab::op

@@ -31,6 +31,8 @@ inline constexpr const char kReasonScalingLimited[] = "ScalingLimited";
 inline constexpr const char kReasonMemoryPressure[] = "MemoryPressure";
 inline constexpr const char kReasonResourceQuotaReached[] = "ResourceQuotaReached";
 inline constexpr const char kReasonAutoscalerError[] = "AutoscalerError";
+// trimtab: a scaling the cluster could not schedule was reverted (issue 28).
+inline constexpr const char kReasonScalingReverted[] = "ScalingReverted";
 
 enum class EventType { kNormal, kWarning };
 std::string_view EventTypeName(EventType t);  // "Normal" | "Warning"

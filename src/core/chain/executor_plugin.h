@@ -68,6 +68,10 @@ struct ExecutorContext {
   // The job's Volcano queue and the free room on the nodes, when its TaskManagers are in a
   // Volcano queue (the operator fills it; nullopt otherwise and in standalone modes).
   std::optional<QueueHeadroom> queue;
+  // The free room on the nodes for a job outside a Volcano queue: node_free, cluster_total and
+  // the TaskManager shape set, the queue fields unset (the operator fills it; nullopt when the
+  // job is in a queue, in standalone modes, or when the nodes could not be read).
+  std::optional<QueueHeadroom> cluster;
 };
 
 // A plugin's answer.

@@ -1,12 +1,16 @@
-// Runs every tests/scenarios/flink/*.yaml scenario through RunAutoscalerCycle.
+// Runs every tests/scenarios/flink/*.yaml scenario through RunAutoscalerCycle, or through
+// RunAutoscalerCycleWithChain when the scenario names an executor chain.
 //
 // Scenario format (docs/eval-flink.md has the input document it is built from):
 //   name, description, group        header
 //   topology, configuration, resources   the job (as in the eval input document)
+//   chain?                          executor chain (docs/plugins.md: {"plugins": [...]}, built-in
+//                                   types); its notes join the log (stage "chain")
 //   steps: list of cycles, state carried from one to the next:
 //     now, jobStatus?, jobRunningSince?, samples   the cycle's input
 //     topology? / configuration?    replace the topology / merge into the configuration
-//     freshState?: true             start from an empty state
+//     freshState?: true             start from an empty state (plugin states too)
+//     pluginStates?: {plugin: state}   replace the plugins' private states before the cycle
 //     expect:
 //       error?: text the error message must contain (the step must fail)
 //       outcome?: Scale | NoChange | Blocked | WindowNotFull | ...
@@ -27,6 +31,9 @@
 
 #include "core/flink/autoscaler.h"
 #include "core/flink/autoscaler_json.h"
+#include "core/flink/cycle_with_chain.h"
+#include "plugins/builtin/builtin_plugins.h"
+#include "plugins/loader/chain_builder.h"
 
 namespace trimtab::core::flink {
 namespace {
@@ -88,6 +95,16 @@ void RunScenario(const std::string& file) {
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     state = *s;
   }
+  std::optional<plugins::BuiltChain> chain;
+  core::ExecutorPluginRegistry registry;
+  if (doc->contains("chain")) {
+    ASSERT_TRUE(plugins::RegisterBuiltinExecutorPlugins(registry).ok());
+    StatusOr<plugins::BuiltChain> built =
+        plugins::BuildExecutorChain((*doc)["chain"], "chain", registry);
+    ASSERT_TRUE(built.ok()) << built.status().ToString();
+    chain = std::move(built).value();
+  }
+  Json plugin_states = Json::object();
   const Json& steps = (*doc)["steps"];
   for (size_t i = 0; i < steps.size(); ++i) {
     const Json& step = steps[i];
@@ -95,7 +112,7 @@ void RunScenario(const std::string& file) {
     SCOPED_TRACE(where);
     Json input = base;
     for (auto it = step.begin(); it != step.end(); ++it) {
-      if (it.key() == "expect" || it.key() == "freshState") continue;
+      if (it.key() == "expect" || it.key() == "freshState" || it.key() == "pluginStates") continue;
       if (it.key() == "configuration") {
         for (auto c = it.value().begin(); c != it.value().end(); ++c) {
           input["configuration"][c.key()] = c.value();
@@ -104,11 +121,30 @@ void RunScenario(const std::string& file) {
         input[it.key()] = it.value();
       }
     }
-    if (step.value("freshState", false)) state = AutoscalerState{};
+    if (step.value("freshState", false)) {
+      state = AutoscalerState{};
+      plugin_states = Json::object();
+    }
+    if (step.contains("pluginStates")) {
+      for (auto it = step["pluginStates"].begin(); it != step["pluginStates"].end(); ++it) {
+        plugin_states[it.key()] = it.value();
+      }
+    }
     const Json expect = step.value("expect", Json::object());
     auto in = AutoscalerInputFromJson(input, "steps[" + std::to_string(i) + "]");
-    StatusOr<AutoscalerResult> r =
-        in.ok() ? RunAutoscalerCycle(*in, state) : StatusOr<AutoscalerResult>(in.status());
+    StatusOr<AutoscalerResult> r = InternalError("not run");
+    if (!in.ok()) {
+      r = in.status();
+    } else if (chain) {
+      ChainedCycleInput chained{.cycle = *in};
+      chained.context.job_key = (*doc)["name"].get<std::string>();
+      StatusOr<ChainedCycleResult> cr =
+          RunAutoscalerCycleWithChain(chained, state, chain->chain, &plugin_states);
+      r = cr.ok() ? StatusOr<AutoscalerResult>(std::move(cr->cycle))
+                  : StatusOr<AutoscalerResult>(cr.status());
+    } else {
+      r = RunAutoscalerCycle(*in, state);
+    }
     if (expect.contains("error")) {
       ASSERT_FALSE(r.ok()) << where << ": expected an error";
       EXPECT_NE(r.status().message().find(expect["error"].get<std::string>()), std::string::npos)

@@ -53,6 +53,9 @@ struct AutoscalerJobContext {
   // Volcano queue (the reconciler reads them; nullopt otherwise). Handed to the executor plugins
   // as ExecutorContext::queue (the queue-capacity plugin).
   std::optional<core::QueueHeadroom> queue;
+  // The free room on the nodes for a job outside a Volcano queue (ExecutorContext::cluster, the
+  // scale-guard plugin); nullopt when unknown.
+  std::optional<core::QueueHeadroom> cluster;
 };
 
 struct AutoscalerOutcome {
@@ -73,6 +76,17 @@ class JobAutoscaler {
   virtual StatusOr<AutoscalerOutcome> Scale(const AutoscalerJobContext& context) = 0;
   // The resource is deleted or autoscaling was turned off: drop stored state.
   virtual Status Cleanup(const std::string& namespace_name, const std::string& resource_name) = 0;
+  // The job has not run since the autoscaler's last executed scaling and pods of its cluster
+  // cannot be scheduled (the reconciler saw them unbound). Once that scaling is older than
+  // job.autoscaler.unschedulable.revert-after (trimtab, default 5 min; 0 = never), the vertices
+  // it changed go back to the parallelism they last ran at: `scaled` is true, the overrides are
+  // the reverted ones and the decision log (outcome "Reverted") says why. Otherwise the stored
+  // overrides with `skipped_reason`. Default: nothing to revert.
+  virtual StatusOr<AutoscalerOutcome> RevertUnschedulable(const AutoscalerJobContext& context) {
+    AutoscalerOutcome out;
+    out.skipped_reason = "this autoscaler does not revert";
+    return out;
+  }
 };
 
 }  // namespace trimtab::op

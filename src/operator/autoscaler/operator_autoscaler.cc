@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -15,6 +16,7 @@
 #include "plugins/builtin/builtin_plugins.h"
 #include "plugins/loader/chain_builder.h"
 #include "plugins/queue_capacity/queue_capacity.h"
+#include "plugins/scale_guard/scale_guard.h"
 
 namespace trimtab::op {
 namespace {
@@ -26,6 +28,7 @@ constexpr const char kExcludeIdsKey[] = "job.autoscaler.vertex.exclude.ids";
 constexpr const char kRestTimeoutKey[] = "flink.rest-client.timeout";
 constexpr const char kTaskSlotsKey[] = "taskmanager.numberOfTaskSlots";
 constexpr const char kEnabledReportPrefix[] = "Scaling execution enabled";
+constexpr const char kRevertAfterKey[] = "unschedulable.revert-after";
 
 bool HasAutoscalerKey(const std::map<std::string, std::string>& conf, const std::string& key) {
   return conf.count(flink::kAutoscalerPrefix + key) ||
@@ -168,21 +171,25 @@ StatusOr<std::unique_ptr<OperatorAutoscaler>> OperatorAutoscaler::Create(
     registry = &builtin;
   }
   Json chain = o.executor_chain;
-  if (o.default_queue_capacity && registry->Contains(plugins::kQueueCapacityType) &&
-      (chain.is_null() || chain.is_object())) {
-    // On in the default chain: it approves everything for jobs outside a Volcano queue.
+  // Safeguards on in the default chain, each added unless the chain lists its type: scale-guard
+  // (bounds every scale-up by the job's history and the nodes' free room) and queue-capacity
+  // (approves everything for jobs outside a Volcano queue).
+  auto add_default = [&](bool wanted, const char* type, int priority) {
+    if (!wanted || !registry->Contains(type) || !(chain.is_null() || chain.is_object())) return;
     bool present = false;
     const Json listed = chain.is_object() ? chain.value("plugins", Json::array()) : Json::array();
     for (const Json& p : listed) {
-      present = present || (p.is_object() && p.value("type", "") == plugins::kQueueCapacityType);
+      present = present || (p.is_object() && p.value("type", "") == type);
     }
     if (!present && listed.is_array()) {
       if (chain.is_null()) chain = Json::object();
       chain["plugins"] = listed;
-      chain["plugins"].push_back({{"type", plugins::kQueueCapacityType},
-                                  {"priority", plugins::kQueueCapacityDefaultPriority}});
+      chain["plugins"].push_back({{"type", type}, {"priority", priority}});
     }
-  }
+  };
+  add_default(o.default_scale_guard, plugins::kScaleGuardType, plugins::kScaleGuardDefaultPriority);
+  add_default(o.default_queue_capacity, plugins::kQueueCapacityType,
+              plugins::kQueueCapacityDefaultPriority);
   if (!chain.is_null()) {
     StatusOr<plugins::BuiltChain> built =
         plugins::BuildExecutorChain(chain, "executorChain", *registry);
@@ -437,6 +444,7 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::Scale(const AutoscalerJobContext
   in.context.namespace_name = c.namespace_name;
   in.context.configuration = c.flink_configuration;
   in.context.queue = c.queue;
+  in.context.cluster = c.cluster;
   Json plugin_states = r->plugin_states;
   StatusOr<flink::ChainedCycleResult> result =
       flink::RunAutoscalerCycleWithChain(in, r->state, chain_, &plugin_states);
@@ -526,6 +534,112 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::Scale(const AutoscalerJobContext
   out.scaled = cr.scaled();
   out.skipped_reason = reason;
   out.decision_log = std::move(log_json);
+  return out;
+}
+
+StatusOr<AutoscalerOutcome> OperatorAutoscaler::RevertUnschedulable(const AutoscalerJobContext& c) {
+  if (c.namespace_name.empty() || c.resource_name.empty()) {
+    return InvalidArgumentError(
+        "autoscaler: the job context needs a namespace and a resource name");
+  }
+  const std::string job_key = c.namespace_name + "/" + c.resource_name;
+  std::shared_ptr<Resource> r = ResourceFor(job_key, true);
+  std::lock_guard<std::mutex> lock(r->mu);
+  const TimePoint now = Now();
+  Bind(c, job_key);
+  AutoscalerOutcome out;
+  if (Status loaded = EnsureLoaded(job_key, r.get()); !loaded.ok()) {
+    if (!r->ever_loaded) return UnknownOverrides(job_key, loaded);
+    out.parallelism_overrides = r->state.parallelism_overrides;
+    out.skipped_reason = "cannot read the autoscaler state: " + loaded.message();
+    return out;
+  }
+  out.parallelism_overrides = r->state.parallelism_overrides;
+
+  Millis after = std::chrono::minutes(5);
+  for (const std::string& key : {std::string(flink::kAutoscalerPrefix) + kRevertAfterKey,
+                                 std::string(flink::kLegacyAutoscalerPrefix) + kRevertAfterKey}) {
+    auto it = c.flink_configuration.find(key);
+    if (it == c.flink_configuration.end()) continue;
+    StatusOr<Millis> parsed = flink::ParseFlinkDuration(key, it->second);
+    if (!parsed.ok()) {
+      out.skipped_reason = parsed.status().message();
+      return out;
+    }
+    after = *parsed;
+    break;
+  }
+  if (after.count() <= 0) {
+    out.skipped_reason = "reverting unschedulable scalings is off";
+    return out;
+  }
+  // The latest executed scaling, if the job has not run with it yet.
+  const flink::ScalingRecord* last = nullptr;
+  for (const flink::ScalingRecord& rec : r->state.scaling_tracking) {
+    if (last == nullptr || rec.time > last->time) last = &rec;
+  }
+  if (last == nullptr || last->restart_duration) {
+    out.skipped_reason = "no scaling waits to run";
+    return out;
+  }
+  const Duration waiting = now - last->time;
+  if (waiting < after) {
+    out.skipped_reason = "the job has not run for " + flink::FormatFlinkDuration(std::chrono::duration_cast<Millis>(waiting)) +
+                         " since the last scaling; reverting after " +
+                         flink::FormatFlinkDuration(after);
+    return out;
+  }
+  // What each scaled vertex ran at before: the decision's own history entry.
+  flink::AutoscalerState state = r->state;
+  Json vertices = Json::object();
+  std::string changes;
+  for (const auto& [vertex, target] : last->target_parallelism) {
+    auto h = state.scaling_history.find(vertex);
+    if (h == state.scaling_history.end()) continue;
+    auto entry = std::find_if(h->second.begin(), h->second.end(),
+                              [&](const flink::ScalingHistoryEntry& e) { return e.time == last->time; });
+    if (entry == h->second.end()) continue;
+    const int before = entry->summary.current_parallelism;
+    h->second.erase(entry);  // the scaling never ran: it teaches nothing
+    if (h->second.empty()) state.scaling_history.erase(h);
+    state.parallelism_overrides[vertex] = before;
+    vertices[vertex] = {{"from", target}, {"to", before}};
+    changes += (changes.empty() ? "" : ", ") + vertex + " " + std::to_string(target) + " -> " +
+               std::to_string(before);
+  }
+  if (changes.empty()) {
+    out.skipped_reason = "the last scaling has no history to revert to";
+    return out;
+  }
+  const TimePoint record_time = last->time;
+  std::erase_if(state.scaling_tracking,
+                [&](const flink::ScalingRecord& rec) { return rec.time == record_time; });
+  const std::string reason = "Reverted the scaling of " + flink::FormatTime(record_time) +
+                             " to the last running parallelism (" + changes +
+                             "): the job has not run for " + flink::FormatFlinkDuration(std::chrono::duration_cast<Millis>(waiting)) +
+                             " and pods of its cluster cannot be scheduled";
+  Json log = {{"time", flink::FormatTime(now)},
+              {"jobKey", job_key},
+              {"outcome", "Reverted"},
+              {"reason", reason},
+              {"vertices", vertices}};
+  Status saved = SaveAutoscalerState(*store_, job_key, state, r->plugin_states, log);
+  if (!saved.ok()) {
+    r->loaded = false;
+    if (configmap_store_ != nullptr) configmap_store_->Invalidate(job_key);
+    out.skipped_reason = "cannot write the autoscaler state, revert skipped: " + saved.message();
+    return out;
+  }
+  r->state = std::move(state);
+  spdlog::warn("autoscaler {}: {}", job_key, reason);
+  events_->HandleEvent({.job_key = job_key,
+                        .type = core::EventType::kWarning,
+                        .reason = core::kReasonScalingReverted,
+                        .message = reason},
+                       std::nullopt);
+  out.parallelism_overrides = r->state.parallelism_overrides;
+  out.scaled = true;
+  out.decision_log = std::move(log);
   return out;
 }
 

@@ -86,6 +86,10 @@ struct OperatorAutoscalerOptions {
   // Adds a queue-capacity plugin (priority 1000000: last) to a chain that has none, when the
   // registry knows the type. It acts only for jobs in a Volcano queue (the context's `queue`).
   bool default_queue_capacity = true;
+  // Adds a scale-guard plugin (priority 999000: after the user's plugins) to a chain that has
+  // none: no decision jumps beyond 4x a vertex's running parallelism (or the highest it ran at)
+  // or beyond the free room on the nodes (issue 28).
+  bool default_scale_guard = true;
   // HTTP client for the Flink REST API; nullptr = one owned by the autoscaler.
   const http::HttpClient* flink_http = nullptr;
   // job.autoscaler.flink.rest-client.timeout when the configuration does not set it (upstream
@@ -118,6 +122,7 @@ class OperatorAutoscaler final : public JobAutoscaler {
 
   StatusOr<AutoscalerOutcome> Scale(const AutoscalerJobContext& context) override;
   Status Cleanup(const std::string& namespace_name, const std::string& resource_name) override;
+  StatusOr<AutoscalerOutcome> RevertUnschedulable(const AutoscalerJobContext& context) override;
 
   // The evaluated metrics of the resource's latest cycle that evaluated (none after the job
   // left RUNNING), for status and metric reporting.

@@ -348,7 +348,7 @@ TEST_F(OperatorAutoscalerTest, WebhookVetoIsRecordedAndNothingScales) {
           {{{"type", "webhook"},
             {"priority", 5},
             {"config", {{"url", (*hook)->base_url() + "/scale"}}}}}}});
-  EXPECT_EQ(autoscaler_->DescribeChain(), "webhook(5) -> queue-capacity(1000000)");
+  EXPECT_EQ(autoscaler_->DescribeChain(), "webhook(5) -> scale-guard(999000) -> queue-capacity(1000000)");
   for (int m = 1; m <= 3; ++m) ScaleAt(minutes(m));
   AutoscalerOutcome out = ScaleAt(minutes(4));
   EXPECT_EQ(calls.load(), 1);
@@ -586,6 +586,74 @@ TEST_F(OperatorAutoscalerTest, JobNotRunningKeepsOverridesAndDropsTheEvaluation)
   ASSERT_TRUE(out.ok());
   EXPECT_EQ(out->skipped_reason, "job is not RUNNING (status RESTARTING on the REST API)");
   EXPECT_EQ(out->parallelism_overrides.at(kSrc), 4);
+}
+
+// Issue 28: a scaling the cluster cannot schedule goes back to the last running parallelism.
+TEST_F(OperatorAutoscalerTest, UnschedulableScalingIsRevertedToTheLastRunningParallelism) {
+  conf_["job.autoscaler.unschedulable.revert-after"] = "3 min";
+  Start();
+  for (int m = 1; m <= 4; ++m) ScaleAt(minutes(m));  // 2 -> 4 decided at minute 4
+  AutoscalerJobContext c = Context();
+  c.job_status = "CREATED";
+  clock_.Set(kT0 + minutes(6));
+  auto early = autoscaler_->RevertUnschedulable(c);
+  ASSERT_TRUE(early.ok()) << early.status().ToString();
+  EXPECT_FALSE(early->scaled);
+  EXPECT_EQ(early->skipped_reason,
+            "the job has not run for 2 min since the last scaling; reverting after 3 min");
+  EXPECT_EQ(early->parallelism_overrides.at(kSrc), 4);
+
+  clock_.Set(kT0 + minutes(7));
+  auto reverted = autoscaler_->RevertUnschedulable(c);
+  ASSERT_TRUE(reverted.ok()) << reverted.status().ToString();
+  EXPECT_TRUE(reverted->scaled);
+  EXPECT_EQ(reverted->parallelism_overrides, (std::map<std::string, int>{{kSrc, 2}, {kSink, 2}}));
+  EXPECT_EQ(reverted->decision_log["outcome"], "Reverted");
+  EXPECT_THAT(reverted->decision_log["reason"].get<std::string>(),
+              HasSubstr(kSrc + " 4 -> 2): the job has not run for 3 min and pods of its cluster "
+                               "cannot be scheduled"));
+  std::vector<Json> events = EventsWithReason("ScalingReverted");
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0]["type"], "Warning");
+  auto cm = StateConfigMap();
+  ASSERT_TRUE(cm.ok());
+  EXPECT_EQ((*cm)["data"]["parallelismOverrides"], kSrc + ":2," + kSink + ":2");
+
+  // Nothing left to revert; a restarted autoscaler reads the reverted state.
+  auto again = autoscaler_->RevertUnschedulable(c);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(again->scaled);
+  EXPECT_EQ(again->skipped_reason, "no scaling waits to run");
+  Start();
+  auto restarted = autoscaler_->RevertUnschedulable(c);
+  ASSERT_TRUE(restarted.ok());
+  EXPECT_FALSE(restarted->scaled);
+  EXPECT_EQ(restarted->parallelism_overrides.at(kSrc), 2);
+}
+
+// Issue 28: the default chain holds a scale-guard, so one decision cannot jump far.
+TEST_F(OperatorAutoscalerTest, DefaultChainLimitsAJumpAndSaysWhy) {
+  Start();
+  EXPECT_EQ(autoscaler_->DescribeChain(), "scale-guard(999000) -> queue-capacity(1000000)");
+  // A backlog of 10^8 records to catch up within a minute at 1000 records/s: the algorithm asks
+  // for the maximum parallelism, far more than 4x.
+  conf_["job.autoscaler.catch-up.duration"] = "1 min";
+  auto scale_with_backlog = [&](int m) {
+    clock_.Set(kT0 + minutes(m));
+    SetLoad({.source_busy = 1000});
+    flink_->UpdateJob([](FakeFlinkJob& job) {
+      job.vertices[0].metrics["Source__Kafka_Source.pendingRecords"] = Uniform(5e7, 2);
+    });
+    auto r = autoscaler_->Scale(Context());
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : AutoscalerOutcome{};
+  };
+  for (int m = 1; m <= 3; ++m) scale_with_backlog(m);
+  AutoscalerOutcome out = scale_with_backlog(4);
+  ASSERT_TRUE(out.scaled) << out.decision_log.dump(2);
+  EXPECT_EQ(out.parallelism_overrides.at(kSrc), 8);
+  EXPECT_GT(out.decision_log["vertices"][kSrc]["proposedParallelism"].get<int>(), 8);
+  EXPECT_THAT(out.decision_log["chain"].dump(), HasSubstr("limited to 8 (4.0x the running parallelism)"));
 }
 
 TEST_F(OperatorAutoscalerTest, DisablingClearsTheStateSoOverridesDisappear) {

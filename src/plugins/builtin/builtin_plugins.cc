@@ -5,6 +5,7 @@
 #include "plugins/queue_capacity/queue_capacity.h"
 #include "plugins/resource_gate/resource_gate.h"
 #include "plugins/restart_cost_gate/restart_cost_gate.h"
+#include "plugins/scale_guard/scale_guard.h"
 #include "plugins/source_aligned/source_aligned.h"
 #include "plugins/webhook/webhook.h"
 
@@ -16,6 +17,7 @@ Status RegisterBuiltinExecutorPlugins(core::ExecutorPluginRegistry& registry) {
   TRIMTAB_RETURN_IF_ERROR(RegisterQueueCapacity(registry));
   TRIMTAB_RETURN_IF_ERROR(RegisterResourceGate(registry));
   TRIMTAB_RETURN_IF_ERROR(RegisterRestartCostGate(registry));
+  TRIMTAB_RETURN_IF_ERROR(RegisterScaleGuard(registry));
   TRIMTAB_RETURN_IF_ERROR(RegisterSourceAligned(registry));
   TRIMTAB_RETURN_IF_ERROR(RegisterWebhookPlugin(registry));
   return Status::Ok();

@@ -20,8 +20,8 @@ TEST(BuiltinPluginsTest, RegistersEveryInTreeTypeOnce) {
   ASSERT_TRUE(RegisterBuiltinExecutorPlugins(registry).ok());
   EXPECT_EQ(registry.Types(),
             (std::vector<std::string>{"budget-cap", "multi-job-coordinator", "queue-capacity",
-                                      "resource-gate", "restart-cost-gate", "source-aligned",
-                                      "webhook"}));
+                                      "resource-gate", "restart-cost-gate", "scale-guard",
+                                      "source-aligned", "webhook"}));
   EXPECT_EQ(RegisterBuiltinExecutorPlugins(registry).code(), StatusCode::kAlreadyExists);
 }
 
