@@ -281,7 +281,16 @@ class FlinkJob {
   void AddHistory(const CheckpointRecord& r);
   void UpdateHistory(const CheckpointRecord& r);
   SnapshotMetadata MakeMetadata(const CheckpointEvent& e) const;
-  void CommitLedger(const CheckpointEvent& e);
+  // Commits the ranges read since the last commit, naming the snapshot at `snapshot_path`;
+  // returns the commits (source index, partition, entry) so that a snapshot that then fails can
+  // take them back (UncommitLedger).
+  struct LedgerCommit {
+    size_t source = 0;
+    size_t partition = 0;
+    LedgerEntry entry;
+  };
+  std::vector<LedgerCommit> CommitLedger(const CheckpointEvent& e, const std::string& snapshot_path);
+  void UncommitLedger(const std::vector<LedgerCommit>& commits);
   std::string CheckpointPath(int64_t id);
   std::string NewSavepointPath(const std::string& dir);
   void CleanupCheckpointsOnTerminal(JobStatus s);

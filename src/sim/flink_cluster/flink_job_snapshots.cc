@@ -200,7 +200,9 @@ SnapshotMetadata FlinkJob::MakeMetadata(const CheckpointEvent& e) const {
   return m;
 }
 
-void FlinkJob::CommitLedger(const CheckpointEvent& e) {
+std::vector<FlinkJob::LedgerCommit> FlinkJob::CommitLedger(const CheckpointEvent& e,
+                                                          const std::string& snapshot_path) {
+  std::vector<LedgerCommit> commits;
   for (size_t i = 0; i < e.read_offsets.size() && i < last_commit_.size() && i < topic_keys_.size(); ++i) {
     for (size_t k = 0; k < e.read_offsets[i].size() && k < last_commit_[i].size(); ++k) {
       const double from = last_commit_[i][k];
@@ -213,9 +215,19 @@ void FlinkJob::CommitLedger(const CheckpointEvent& e) {
       entry.checkpoint_id = e.id;
       entry.savepoint = e.savepoint;
       entry.time_ms = model_origin_ms_ + e.end_ms;
+      entry.snapshot_path = snapshot_path;
       env_.topics->Commit(topic_keys_[i], static_cast<int>(k), entry);
       last_commit_[i][k] = to;
+      commits.push_back({i, k, std::move(entry)});
     }
+  }
+  return commits;
+}
+
+void FlinkJob::UncommitLedger(const std::vector<LedgerCommit>& commits) {
+  for (auto c = commits.rbegin(); c != commits.rend(); ++c) {
+    env_.topics->Retract(topic_keys_[c->source], static_cast<int>(c->partition), c->entry);
+    last_commit_[c->source][c->partition] = c->entry.from;
   }
 }
 
@@ -236,10 +248,16 @@ void FlinkJob::OnSnapshotCompleted(const CheckpointEvent& e) {
                                                  "completedCheckpoint" + env_.ids->Hex(12))
                            : "";
   }
+  // The ledger first, then the metadata that completes the snapshot: a process killed in
+  // between leaves a commit whose snapshot is incomplete, which the topic journal drops when it
+  // is replayed (topic_registry.h), never a completed snapshot without its commit.
+  std::vector<LedgerCommit> commits;
+  if (e.commits) commits = CommitLedger(e, storage);
   if (!storage.empty()) {
     const std::string text = SnapshotMetadataToJson(MakeMetadata(e)).dump(2);
     const Status written = env_.fs->WriteFile(SimFileSystem::Join(storage, kMetadataFileName), text);
     if (!written.ok()) {
+      UncommitLedger(commits);
       CheckpointEvent failed = e;
       failed.completed = false;
       failed.failure = "Failure to finalize checkpoint: " + written.message();
@@ -247,7 +265,6 @@ void FlinkJob::OnSnapshotCompleted(const CheckpointEvent& e) {
       return;
     }
   }
-  if (e.commits) CommitLedger(e);
   if (!e.savepoint) {
     retained_checkpoints_.push_back({e.id, storage});
     while (static_cast<int64_t>(retained_checkpoints_.size()) > s.checkpoints.num_retained) {

@@ -6,7 +6,10 @@
 #include <filesystem>
 #include <unistd.h>
 
+#include <spdlog/spdlog.h>
+
 #include "sim/flink_cluster/jobmanager_process.h"
+#include "sim/flink_cluster/snapshot_metadata.h"
 #include "sim/key_groups.h"
 
 namespace trimtab::sim::flink {
@@ -191,6 +194,17 @@ FlinkPodRunner::FlinkPodRunner(FlinkPodRunnerOptions options) : options_(std::mo
     root = (std::filesystem::temp_directory_path() / ("trimtab-flink-" + std::to_string(::getpid()))).string();
   }
   fs_ = std::make_shared<SimFileSystem>(root + "/flink-fs");
+  if (!options_.topics && !options_.data_dir.empty()) {
+    // The topics and their ledger outlive the process (topic_registry.h "Persistence").
+    std::shared_ptr<SimFileSystem> fs = fs_;
+    Status persisted = topics_->Persist(
+        options_.data_dir + "/flink-topics.jsonl", [fs](const std::string& snapshot) {
+          return fs->Exists(SimFileSystem::Join(snapshot, kMetadataFileName));
+        });
+    if (!persisted.ok()) {
+      spdlog::warn("simulated Flink topics are kept in memory only: {}", persisted.ToString());
+    }
+  }
 }
 
 FlinkPodRunner::~FlinkPodRunner() = default;

@@ -15,6 +15,16 @@
 // skipped, e.g. a stateless start from the latest offset), one starting before it an OVERLAP
 // (records committed twice, e.g. a restore from an older snapshot).
 //
+// Persistence (trimtab local): with Persist(), every change is appended to a journal file (one
+// JSON object per line, written before the call returns) and the journal is replayed when the
+// process starts again on the same data directory, so a restart of the whole process neither
+// forgets committed ranges nor reports false gaps. A commit is journaled before its snapshot's
+// metadata is written (CommitLedger, then the _metadata file); on replay, ledger entries at the
+// end of a partition whose snapshot metadata never reached the disk (the process was killed in
+// between) are dropped, since no job can restore from that snapshot. Readers do not survive a
+// restart: every topic comes back detached. The profile is not journaled: a reloaded topic
+// produces nothing until a job attaches and gives it one again.
+//
 // Usage (a test):
 //   std::vector<LedgerIssue> issues = topics->CheckLedger("default/wordcount/" + source_id);
 //   EXPECT_TRUE(issues.empty()) << LedgerIssuesToString(issues);
@@ -23,6 +33,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -30,6 +42,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/json.h"
 #include "common/status.h"
 #include "sim/rate_profile.h"
 
@@ -42,6 +55,8 @@ struct LedgerEntry {
   int64_t checkpoint_id = 0;
   bool savepoint = false;
   int64_t time_ms = 0;  // Unix ms of the commit
+  // The snapshot's directory (its _metadata file proves it completed); "" when not addressable.
+  std::string snapshot_path;
 };
 
 struct LedgerIssue {
@@ -83,6 +98,13 @@ struct TopicInfo {
 class TopicRegistry {
  public:
   explicit TopicRegistry(Clock* clock) : clock_(clock) {}
+  ~TopicRegistry();
+
+  // Replays the journal at `path` (absent: nothing to replay), rewrites it compactly and appends
+  // every later change to it. `snapshot_completed(path)` says whether a snapshot's metadata is
+  // on disk. Call once, before any other method. Errors: the journal cannot be read or written.
+  Status Persist(const std::string& path,
+                 std::function<bool(const std::string& snapshot_path)> snapshot_completed);
 
   // Attaches `reader` (e.g. "<namespace>/<pod>/<job id>") to the topic, creating it at the
   // clock's now with `options` when absent. An existing topic keeps its partition count and
@@ -96,6 +118,9 @@ class TopicRegistry {
 
   // Appends [from, to) of `partition` to the ledger.
   void Commit(const std::string& key, int partition, const LedgerEntry& entry);
+  // Takes back the last entry of `partition` when it is `entry`'s commit (same job, checkpoint
+  // and range): its snapshot could not be completed after all.
+  void Retract(const std::string& key, int partition, const LedgerEntry& entry);
 
   std::vector<std::string> Keys() const;
   // The topic with its end offsets integrated up to now when detached. NotFound when absent.
@@ -116,10 +141,17 @@ class TopicRegistry {
   };
   // Records produced per partition by a detached topic over (end_time, to].
   static double ProducedPerPartition(const Topic& t, TimePoint to);
+  // Appends one line to the journal (no-op without Persist). REQUIRES: mu_ held.
+  void Journal(const Json& line);
+  // Applies one journal line; false when it is not understood. REQUIRES: mu_ held.
+  bool Replay(const Json& line);
+  // The journal lines that recreate the current state. REQUIRES: mu_ held.
+  std::vector<Json> Compacted() const;
 
   Clock* clock_;
   mutable std::mutex mu_;
   std::map<std::string, Topic> topics_;  // guarded by mu_
+  std::FILE* journal_ = nullptr;         // guarded by mu_; null without Persist
 };
 
 }  // namespace trimtab::sim::flink
