@@ -291,7 +291,7 @@ def main():
     nodes = max(4, args.deployments // 20)
     cluster = LocalCluster(args.trimtab, startup_timeout=120, extra_args=[
         "--no-operator", "--nodes", str(nodes), "--node-cpu", "64", "--node-memory", "256Gi",
-        "--node-pods", "200", "--service-cidr", "127.19.0.0/16", "--pod-cidr", "127.29.0.0/16"])
+        "--node-pods", "200", "--service-cidr", "127.11.0.0/16", "--pod-cidr", "127.21.0.0/16"])
     result = {"deployments": args.deployments, "nodes": nodes}
     with cluster:
         api = Api(cluster.server)

@@ -462,8 +462,10 @@ TEST_F(UpgradeTest, Issue28UnschedulableRescaleGoesBackToTheLastRunningParalleli
   StatusOr<std::string> rescaled = env_.StartCluster("sm");
   ASSERT_TRUE(rescaled.ok()) << rescaled.status().ToString();
   env_.jm()->SetJobState(*rescaled, "CREATED");  // waiting for slots that never come
-  Pass("sm");
-  ASSERT_EQ(Get("sm").status.job_status.state, "CREATED");
+  ASSERT_TRUE(PassUntil("sm", [](const api::FlinkDeployment& d) {
+    return d.status.job_status.state == "CREATED" &&
+           d.status.job_manager_deployment_status == JmStatus::kReady;
+  })) << Get("sm").status.job_status.state;
   EXPECT_TRUE(autoscaler.reverts.empty());  // every pod is scheduled: nothing to revert
 
   // A TaskManager pod no node can take.

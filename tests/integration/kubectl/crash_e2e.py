@@ -36,10 +36,12 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from local_cluster import SKIP, LocalCluster, expect, read_log  # noqa: E402
 from kubectl_e2e import Kubectl, wait_until  # noqa: E402
-from operator_e2e import RANGES, Flink  # noqa: E402
+from operator_e2e import Flink  # noqa: E402
 from operator_restart_e2e import OperatorProcess  # noqa: E402
 
 NS = "crash"
+# Address ranges of its own, so that it may run next to the other e2e tests (the benchmark).
+RANGES = ["--service-cidr", "127.14.0.0/16", "--pod-cidr", "127.24.0.0/16"]
 
 OPERATOR_CONFIG = """
 kubernetes.operator.reconcile.interval: 1 s
