@@ -9,7 +9,10 @@ suspend/resume cycles, start it again on the same data directory, and check afte
   restored    a new job of a savepoint or last-state deployment restored from a snapshot: never a
               stateless start of a stateful job
   savepoints  every savepoint on disk is in status.jobStatus.savepointInfo (lastSavepoint or
-              savepointHistory): none lost from the status
+              savepointHistory): none lost from the status. The one known gap is counted, not
+              failed: when both processes die between a savepoint completing in the JobManager
+              and the operator's next poll, the restarted JobManager no longer reports it
+              (docs/operator.md "Crash and fault guarantees")
   one job     the JobManager runs at most one job (never two, never the stopped one again)
   ledger      the simulated Kafka offset ledger (GET /trimtab/topics) has no gap and no overlap:
               no record skipped or counted twice, also across restarts of `trimtab local`
@@ -102,6 +105,8 @@ class Job:
         self.state = "running"
         self.nonce = 0
         self.job_id = None  # the job last seen running
+        self.on_disk = set()  # savepoints on disk after the last check
+        self.orphans = set()  # savepoints lost with a killed process (the known gap)
 
     def manifest(self):
         return DEPLOYMENT.format(name=self.name, mode=self.mode, generation=self.generation,
@@ -199,7 +204,7 @@ def converged(fl, job):
     return st
 
 
-def check_job(cp, fl, job, report):
+def check_job(cp, fl, job, report, target=None):
     """The checks after a cycle, for one deployment; returns what was seen (for the summary)."""
     st = wait_converged(cp, fl, job)
     js = st.get("jobStatus") or {}
@@ -238,8 +243,18 @@ def check_job(cp, fl, job, report):
         for d in sorted(os.listdir(sp_dir)):
             if os.path.isfile(os.path.join(sp_dir, d, "_metadata")):
                 on_disk.append("file:///flink-data/%s/savepoints/%s" % (job.name, d))
-    lost = [p for p in on_disk if p not in known]
+    lost = [p for p in on_disk if p not in known and p not in job.orphans]
+    if lost and target == "all" and not [p for p in lost if p in job.on_disk]:
+        # The known gap (docs/operator.md "Crash and fault guarantees"): the whole process died
+        # between a savepoint completing in the JobManager and the operator's next poll of it;
+        # the restarted JobManager no longer reports it. Counted, not failed.
+        job.orphans.update(lost)
+        seen["orphaned"] = lost
+        print("    KNOWN GAP %s: savepoint completed but lost with the process: %s" % (
+            job.name, lost), flush=True)
+        lost = []
     expect(not lost, "%s: savepoints on disk but not in the status: %s" % (job.name, lost))
+    job.on_disk = set(on_disk)
     seen["savepoints"] = len(on_disk)
     report.append(seen)
 
@@ -344,11 +359,12 @@ def main():
                 (at_kill.get("jobStatus") or {}).get("state"))
             try:
                 for j in jobs:
-                    check_job(cp, fl, j, report)
+                    check_job(cp, fl, j, report, target)
                 print("PASS %s: %.1f s" % (what, time.monotonic() - t0), flush=True)
+                orphaned = [p for r in report for p in r.get("orphaned", [])]
                 cycles.append({"cycle": n, "action": action, "mode": job.mode, "target": target,
                                "delay": round(delay, 3), "seconds": round(time.monotonic() - t0, 2),
-                               "ok": True})
+                               "ok": True, "orphaned": orphaned})
             except AssertionError as e:
                 failures.append((what, str(e)))
                 cycles.append({"cycle": n, "action": action, "mode": job.mode, "target": target,
@@ -362,8 +378,10 @@ def main():
                 json.dump({"seed": seed, "cycles": cycles, "seconds": round(elapsed, 1),
                            "failures": len(failures)}, f, indent=1)
         code = 1 if failures else 0
-        print("\ncrash e2e: seed %d, %d of %d cycles passed in %.1f s" % (
-            seed, sum(1 for c in cycles if c["ok"]), args.cycles, elapsed))
+        print("\ncrash e2e: seed %d, %d of %d cycles passed in %.1f s; savepoints lost with the "
+              "process (known gap): %d" % (
+                  seed, sum(1 for c in cycles if c["ok"]), args.cycles, elapsed,
+                  sum(len(c.get("orphaned", [])) for c in cycles)))
         if failures or len(cycles) < args.cycles:
             code = 1
             print("---- trimtab operator log (tail) ----")
