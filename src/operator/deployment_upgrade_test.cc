@@ -469,10 +469,15 @@ TEST_F(UpgradeTest, Issue28UnschedulableRescaleGoesBackToTheLastRunningParalleli
   EXPECT_TRUE(autoscaler.reverts.empty());  // every pod is scheduled: nothing to revert
 
   // A TaskManager pod no node can take.
-  ASSERT_TRUE(env_.Apply("apiVersion: v1\nkind: Pod\nmetadata:\n  name: sm-taskmanager-1-1\n"
-                         "  labels: {app: sm, component: taskmanager}\n"
-                         "spec:\n  containers: [{name: flink-main-container, image: flink:1.20}]\n")
-                  .ok());
+  StatusOr<Json> pod = env_.client()->Create(
+      kube::PodsResource(), "default",
+      Json{{"apiVersion", "v1"},
+           {"kind", "Pod"},
+           {"metadata", {{"name", "sm-taskmanager-1-1"},
+                         {"labels", {{"app", "sm"}, {"component", "taskmanager"}}}}},
+           {"spec", {{"containers", Json::array({{{"name", "flink-main-container"},
+                                                  {"image", "flink:1.20"}}})}}}});
+  ASSERT_TRUE(pod.ok()) << pod.status().ToString();
   Pass("sm");
   ASSERT_EQ(autoscaler.reverts.size(), 1u);  // not yet due: the autoscaler keeps the overrides
   EXPECT_EQ(autoscaler.reverts[0].job_status, "CREATED");
