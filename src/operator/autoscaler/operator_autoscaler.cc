@@ -561,7 +561,7 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::RevertUnschedulable(const Autosc
                                  std::string(flink::kLegacyAutoscalerPrefix) + kRevertAfterKey}) {
     auto it = c.flink_configuration.find(key);
     if (it == c.flink_configuration.end()) continue;
-    StatusOr<Millis> parsed = flink::ParseFlinkDuration(key, it->second);
+    StatusOr<Millis> parsed = ParseFlinkDurationMillis(key, it->second);
     if (!parsed.ok()) {
       out.skipped_reason = parsed.status().message();
       return out;
@@ -584,9 +584,9 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::RevertUnschedulable(const Autosc
   }
   const Duration waiting = now - last->time;
   if (waiting < after) {
-    out.skipped_reason = "the job has not run for " + flink::FormatFlinkDuration(std::chrono::duration_cast<Millis>(waiting)) +
+    out.skipped_reason = "the job has not run for " + FormatFlinkDuration(waiting) +
                          " since the last scaling; reverting after " +
-                         flink::FormatFlinkDuration(after);
+                         FormatFlinkDuration(after);
     return out;
   }
   // What each scaled vertex ran at before: the decision's own history entry.
@@ -616,7 +616,7 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::RevertUnschedulable(const Autosc
                 [&](const flink::ScalingRecord& rec) { return rec.time == record_time; });
   const std::string reason = "Reverted the scaling of " + flink::FormatTime(record_time) +
                              " to the last running parallelism (" + changes +
-                             "): the job has not run for " + flink::FormatFlinkDuration(std::chrono::duration_cast<Millis>(waiting)) +
+                             "): the job has not run for " + FormatFlinkDuration(waiting) +
                              " and pods of its cluster cannot be scheduled";
   Json log = {{"time", flink::FormatTime(now)},
               {"jobKey", job_key},
