@@ -318,9 +318,11 @@ int RunLocal(const LocalFlags& flags) {
       .threads = flags.threads,
       .clock = clock,
       .service_cluster_ip_range = flags.service_cidr,
-      .pod_logs = [runtime_for_logs](const Json& pod, const std::string& container) {
+      .pod_logs = [runtime_for_logs](const Json& pod, const std::string& container,
+                                     bool previous) -> std::optional<std::string> {
         cluster::runtime::Runtime* runtime = runtime_for_logs->load();
-        return runtime ? runtime->PodLogs(pod, container) : std::string();
+        if (!runtime) return previous ? std::nullopt : std::optional<std::string>("");
+        return runtime->PodLogs(pod, container, previous);
       }};
   // TLS with the local CA, every request authenticated, Host checked (docs/security.md).
   options.security = cluster::ApiServerSecurity::Local();

@@ -10,6 +10,7 @@
 #include "operator/deployment_pass.h"
 #include "operator/flink_config_builder.h"
 #include "operator/flink_deployment_controller.h"
+#include "operator/ingress_builder.h"
 #include "operator/job_observer.h"
 #include "operator/kube_resources.h"
 #include "operator/process_resources.h"
@@ -102,6 +103,9 @@ Status FlinkDeploymentController::Deploy(DeploymentPass& p, const api::FlinkDepl
                            BuildClusterObjects(meta, spec, deploy_config, decoration.templates));
   objects.pre_creation = std::move(decoration.pre_creation);
   objects.accompanying = std::move(decoration.accompanying);
+  TRIMTAB_ASSIGN_OR_RETURN(std::optional<decorators::KubeObject> ingress,
+                           BuildIngress(meta, spec, deploy_config));
+  if (ingress) objects.accompanying.push_back(std::move(*ingress));
   TRIMTAB_RETURN_IF_ERROR(cluster_.Create(std::move(objects)));
   p.job.Event(EventType::kNormal, reasons::kSubmit, "Starting deployment");
   st.job_manager_deployment_status = JmStatus::kDeploying;

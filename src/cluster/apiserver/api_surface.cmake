@@ -6,6 +6,7 @@ set(TRIMTAB_APISERVER_SURFACE_SRCS
   schema_builder.cc
   builtin_schemas.cc
   builtin_types.cc
+  workload_types.cc
   discovery.cc
   openapi.cc
   crd.cc

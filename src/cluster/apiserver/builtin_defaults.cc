@@ -119,6 +119,82 @@ void DefaultDeployment(Json& d) {
   DefaultTemplate(d);
 }
 
+void DefaultJobSpec(Json& spec) {
+  if (!spec.contains("completions") && !spec.contains("parallelism")) {
+    spec["completions"] = 1;
+    spec["parallelism"] = 1;
+  }
+  SetIfAbsent(spec, "parallelism", 1);
+  SetIfAbsent(spec, "backoffLimit", 6);
+  SetIfAbsent(spec, "completionMode", "NonIndexed");
+  SetIfAbsent(spec, "suspend", false);
+  SetIfAbsent(spec, "podReplacementPolicy", "TerminatingOrFailed");
+  DefaultPodSpec(Obj(Obj(spec, "template"), "spec"));
+}
+
+// A Job without manualSelector selects its pods by its uid (the job controller's labels).
+void DefaultJobSelector(Json& job) {
+  Json& spec = Obj(job, "spec");
+  if (spec.value("manualSelector", false) || spec.contains("selector")) return;
+  const std::string uid = Obj(job, "metadata").value("uid", "");
+  const std::string name = Obj(job, "metadata").value("name", "");
+  if (uid.empty()) return;
+  spec["selector"] = {{"matchLabels", {{"batch.kubernetes.io/controller-uid", uid}}}};
+  Json& labels = Obj(Obj(Obj(spec, "template"), "metadata"), "labels");
+  labels["batch.kubernetes.io/controller-uid"] = uid;
+  labels["batch.kubernetes.io/job-name"] = name;
+  labels["controller-uid"] = uid;
+  labels["job-name"] = name;
+}
+
+// Jobs, CronJobs, StatefulSets, DaemonSets, volumes and storage classes (workload_types.h).
+void DefaultWorkload(const ResourceType& type, Json& object, bool create) {
+  if (type.group == "storage.k8s.io") {
+    SetIfAbsent(object, "reclaimPolicy", "Delete");
+    SetIfAbsent(object, "volumeBindingMode", "Immediate");
+    return;
+  }
+  Json& spec = Obj(object, "spec");
+  if (type.group == "batch" && type.plural == "jobs") {
+    DefaultJobSpec(spec);
+    if (create) DefaultJobSelector(object);
+  } else if (type.group == "batch" && type.plural == "cronjobs") {
+    SetIfAbsent(spec, "concurrencyPolicy", "Allow");
+    SetIfAbsent(spec, "suspend", false);
+    SetIfAbsent(spec, "successfulJobsHistoryLimit", 3);
+    SetIfAbsent(spec, "failedJobsHistoryLimit", 1);
+    DefaultJobSpec(Obj(Obj(spec, "jobTemplate"), "spec"));
+  } else if (type.group == "apps" && type.plural == "statefulsets") {
+    SetIfAbsent(spec, "replicas", 1);
+    SetIfAbsent(spec, "podManagementPolicy", "OrderedReady");
+    SetIfAbsent(spec, "revisionHistoryLimit", 10);
+    Json& strategy = Obj(spec, "updateStrategy");
+    SetIfAbsent(strategy, "type", "RollingUpdate");
+    if (strategy["type"] == "RollingUpdate") SetIfAbsent(Obj(strategy, "rollingUpdate"), "partition", 0);
+    Json& retention = Obj(spec, "persistentVolumeClaimRetentionPolicy");
+    SetIfAbsent(retention, "whenDeleted", "Retain");
+    SetIfAbsent(retention, "whenScaled", "Retain");
+    DefaultTemplate(object);
+  } else if (type.group == "apps" && type.plural == "daemonsets") {
+    SetIfAbsent(spec, "revisionHistoryLimit", 10);
+    Json& strategy = Obj(spec, "updateStrategy");
+    SetIfAbsent(strategy, "type", "RollingUpdate");
+    if (strategy["type"] == "RollingUpdate") {
+      Json& rolling = Obj(strategy, "rollingUpdate");
+      SetIfAbsent(rolling, "maxUnavailable", 1);
+      SetIfAbsent(rolling, "maxSurge", 0);
+    }
+    DefaultTemplate(object);
+  } else if (IsCoreKind(type, "persistentvolumeclaims")) {
+    SetIfAbsent(spec, "volumeMode", "Filesystem");
+    if (create) SetIfAbsent(Obj(object, "status"), "phase", "Pending");
+  } else if (IsCoreKind(type, "persistentvolumes")) {
+    SetIfAbsent(spec, "persistentVolumeReclaimPolicy", "Retain");
+    SetIfAbsent(spec, "volumeMode", "Filesystem");
+    if (create) SetIfAbsent(Obj(object, "status"), "phase", "Pending");
+  }
+}
+
 void DefaultService(Json& svc) {
   Json& spec = Obj(svc, "spec");
   SetIfAbsent(spec, "type", "ClusterIP");
@@ -194,6 +270,9 @@ void ApplyBuiltinDefaults(const ResourceType& type, Json* object, bool create) {
     DefaultTemplate(*object);
   } else if (type.group == "autoscaling" && type.plural == "horizontalpodautoscalers") {
     DefaultHorizontalPodAutoscaler(object);
+  } else if (type.group == "batch" || type.group == "apps" || type.group == "storage.k8s.io" ||
+             IsCoreKind(type, "persistentvolumeclaims") || IsCoreKind(type, "persistentvolumes")) {
+    DefaultWorkload(type, *object, create);
   }
 }
 

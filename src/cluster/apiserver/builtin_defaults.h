@@ -16,6 +16,16 @@
 //   hpas         autoscaling/v2 defaults (hpa_rules.h)
 //   services     type ClusterIP, sessionAffinity None, internalTrafficPolicy Cluster, ports'
 //                protocol TCP and targetPort = port (clusterIP allocation: service_ips.h)
+//   jobs         completions/parallelism 1 (both absent), backoffLimit 6, completionMode
+//                NonIndexed, suspend false, podReplacementPolicy; on create without
+//                manualSelector the selector on batch.kubernetes.io/controller-uid and the
+//                template labels (controller-uid, job-name, both with and without prefix)
+//   cronjobs     concurrencyPolicy Allow, suspend false, history limits 3 / 1, the job template
+//   statefulsets replicas 1, podManagementPolicy OrderedReady, RollingUpdate partition 0,
+//                revisionHistoryLimit 10, PVC retention Retain/Retain
+//   daemonsets   RollingUpdate maxUnavailable 1 / maxSurge 0, revisionHistoryLimit 10
+//   pvcs / pvs   volumeMode Filesystem, status.phase Pending on create; pvs reclaim Retain
+//   storageclasses  reclaimPolicy Delete, volumeBindingMode Immediate
 //
 // Only absent fields are set; a value the user gave is never changed.
 //

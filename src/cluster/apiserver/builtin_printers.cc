@@ -10,6 +10,7 @@
 #include "cluster/apiserver/auth/rbac_types.h"
 #include "cluster/apiserver/hpa_conversion.h"
 #include "cluster/apiserver/table.h"
+#include "cluster/apiserver/workload_types.h"
 
 namespace trimtab::cluster {
 namespace {
@@ -467,6 +468,7 @@ std::optional<Json> BuiltinCell(const ResourceType& type, const PrinterColumn& c
   const std::string& kind = type.kind;
   if (kind == "Pod") return PodCell(col, obj, now);
   if (auto rbac = auth::RbacCell(kind, col, obj)) return rbac;
+  if (auto workload = WorkloadCell(kind, col, obj, now)) return workload;
   if (kind == "Deployment") return DeploymentCell(col, obj);
   if (kind == "ReplicaSet") return ReplicaSetCell(col, obj);
   if (kind == "Endpoints" && col == "Endpoints") return EndpointsList(obj);

@@ -176,6 +176,11 @@ Json ObjectReference() {
 
 }  // namespace
 
+Json PodTemplateSpecSchema() { return Object({{"metadata", ObjectMeta()}, {"spec", PodSpec()}}); }
+Json LabelSelectorSchema() { return LabelSelector(); }
+Json ConditionSchema() { return Condition(); }
+Json ObjectReferenceSchema() { return ObjectReference(); }
+
 Json Namespace() {
   return Kind({{"spec", Object({{"finalizers", Array(String())}})},
                {"status", Object({{"phase", Enum({"Active", "Terminating"})},

@@ -32,4 +32,10 @@ Json CustomResourceDefinition();
 // autoscaling/v1 Scale (the scale subresource's body).
 Json Scale();
 
+// Building blocks for the kinds of workload_types.h.
+Json PodTemplateSpecSchema();  // {metadata, spec: PodSpec}
+Json LabelSelectorSchema();
+Json ConditionSchema();
+Json ObjectReferenceSchema();
+
 }  // namespace trimtab::cluster::builtin_schemas

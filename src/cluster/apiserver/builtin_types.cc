@@ -4,6 +4,7 @@
 
 #include "cluster/apiserver/auth/rbac_types.h"
 #include "cluster/apiserver/builtin_schemas.h"
+#include "cluster/apiserver/workload_types.h"
 
 namespace trimtab::cluster {
 namespace {
@@ -363,6 +364,7 @@ std::vector<ResourceType> BuiltinTypes() {
           Leases(),          PriorityClasses(), HorizontalPodAutoscalers(), HorizontalPodAutoscalersV1(),
           EndpointSlices(),  CustomResourceDefinitions()};
   for (ResourceType& t : auth::AuthResourceTypes()) types.push_back(std::move(t));
+  for (ResourceType& t : WorkloadTypes()) types.push_back(std::move(t));
   return types;
 }
 

@@ -64,11 +64,12 @@ TEST(BuiltinTypes, RegistersTheKindsKubectlNeeds) {
   EXPECT_TRUE(registry.Find("", "v1", "endpoints").has_value());
   EXPECT_TRUE(registry.Find("", "v1", "serviceaccounts").has_value());
   EXPECT_TRUE(registry.Find("discovery.k8s.io", "v1", "endpointslices").has_value());
-  // 18 workload and API kinds (HPAs in autoscaling/v2 and v1), 4 RBAC kinds and 6
-  // authentication/authorization reviews.
+  // 18 workload and API kinds (HPAs in autoscaling/v2 and v1), 4 RBAC kinds, 6
+  // authentication/authorization reviews and the 11 kinds of workload_types.h.
   EXPECT_TRUE(registry.Find("rbac.authorization.k8s.io", "v1", "clusterrolebindings").has_value());
   EXPECT_TRUE(registry.Find("autoscaling", "v1", "horizontalpodautoscalers").has_value());
-  EXPECT_EQ(registry.List().size(), 28u);
+  EXPECT_TRUE(registry.Find("batch", "v1", "cronjobs").has_value());
+  EXPECT_EQ(registry.List().size(), 39u);
 }
 
 TEST(BuiltinTypes, EverySchemaIsStructural) {

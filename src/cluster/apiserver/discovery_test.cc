@@ -88,9 +88,10 @@ TEST_F(DiscoveryTest, LegacyGroupListInApiserverOrder) {
   std::vector<std::string> names;
   for (const Json& g : doc["groups"]) names.push_back(g["name"]);
   EXPECT_THAT(names, ElementsAre("apps", "events.k8s.io", "authentication.k8s.io",
-                                 "authorization.k8s.io", "autoscaling",
-                                 "rbac.authorization.k8s.io", "apiextensions.k8s.io",
-                                 "scheduling.k8s.io", "coordination.k8s.io", "discovery.k8s.io"));
+                                 "authorization.k8s.io", "autoscaling", "batch",
+                                 "networking.k8s.io", "policy", "rbac.authorization.k8s.io",
+                                 "storage.k8s.io", "apiextensions.k8s.io", "scheduling.k8s.io",
+                                 "coordination.k8s.io", "discovery.k8s.io"));
   EXPECT_EQ(doc["groups"][0]["preferredVersion"]["groupVersion"], "apps/v1");
   Json group = Get("/apis/apps", "application/json");
   EXPECT_EQ(group["kind"], "APIGroup");
@@ -108,7 +109,8 @@ TEST_F(DiscoveryTest, AggregatedWhenKubectlAsksForIt) {
   const Json& version = apps["versions"][0];
   EXPECT_EQ(version["version"], "v1");
   EXPECT_EQ(version["freshness"], "Current");
-  const Json& deploy = version["resources"][0];
+  // Resources sorted by name: daemonsets, deployments, replicasets, statefulsets.
+  const Json& deploy = version["resources"][1];
   EXPECT_EQ(deploy["resource"], "deployments");
   EXPECT_EQ(deploy["responseKind"], Json({{"group", ""}, {"version", ""}, {"kind", "Deployment"}}));
   EXPECT_EQ(deploy["scope"], "Namespaced");

@@ -73,6 +73,10 @@ bool GarbageCollector::Pass() {
 
   bool waiting = false;
   DeleteOptions background{.propagation = "Background"};
+  // A dependent of an owner deleted in the foreground is deleted in the foreground itself when
+  // it has dependents of its own (as upstream's garbage collector does), so the owner goes
+  // only after the whole tree: a Deployment after its pods, not just its ReplicaSets.
+  DeleteOptions foreground{.propagation = "Foreground"};
   auto remove_refs = [&](const Node& dep, const std::set<std::string>& gone_uids) {
     auto r = objects_->Modify(
         dep.type, dep.ns, dep.name,
@@ -144,7 +148,9 @@ bool GarbageCollector::Pass() {
           if (ref["uid"] == uid && ref.value("blockOwnerDeletion", false)) blocked = true;
         }
         if (!IsDeleting(dep->second.object)) {
-          auto r = objects_->Delete(dep->second.type, dep->second.ns, dep->second.name, background);
+          const bool has_dependents = dependents.count(it->second) > 0;
+          auto r = objects_->Delete(dep->second.type, dep->second.ns, dep->second.name,
+                                    has_dependents ? foreground : background);
           if (!r.ok() && r.error().code != 404) blocked = true;
         }
       }

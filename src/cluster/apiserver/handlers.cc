@@ -19,7 +19,10 @@ using http::HttpRequest;
 using http::HttpResponse;
 
 ApiHandler::ApiHandler(ObjectService* objects, WatchHub* watches, PodLogProvider pod_logs)
-    : objects_(objects), watches_(watches), pod_logs_(std::move(pod_logs)) {}
+    : objects_(objects),
+      watches_(watches),
+      pod_logs_(std::move(pod_logs)),
+      log_follower_(std::make_unique<LogFollower>()) {}
 
 HttpResponse ApiHandler::Handle(const HttpRequest& request) {
   try {
@@ -94,6 +97,7 @@ HttpResponse ApiHandler::ServeResource(Call& call) {
 
   if (!info.subresource.empty()) {
     const std::string& sub = info.subresource;
+    if (IsConnectSubresource(call.type, sub)) return Connect(call);
     bool known = (sub == "status" && call.type.status_subresource) ||
                  (sub == "scale" && call.type.scale_subresource) ||
                  ((sub == "log" || sub == "binding" || sub == "eviction") &&
@@ -285,29 +289,6 @@ HttpResponse ApiHandler::DeleteCollection(Call& call) {
   }
   out["metadata"]["resourceVersion"] = std::to_string(objects_->store()->Revision());
   return JsonResponse(200, out);
-}
-
-HttpResponse ApiHandler::PodLog(Call& call) {
-  auto pod = objects_->Get(call.type, call.info.ns, call.info.name);
-  if (!pod.ok()) return ErrorResponse(pod.error());
-  std::string container = call.Q("container");
-  if (container.empty()) {
-    const Json* containers = nullptr;
-    if (pod->contains("spec") && (*pod)["spec"].contains("containers")) {
-      containers = &(*pod)["spec"]["containers"];
-    }
-    if (containers && containers->is_array() && containers->size() == 1) {
-      container = (*containers)[0].value("name", "");
-    } else if (containers && containers->is_array() && containers->size() > 1) {
-      std::string names;
-      for (const auto& c : *containers) names += (names.empty() ? "" : " ") + c.value("name", "");
-      return ErrorResponse(BadRequest("a container name must be specified for pod " +
-                                      call.info.name + ", choose one of: [" + names + "]"));
-    }
-  }
-  std::string text = pod_logs_ ? pod_logs_(*pod, container) : std::string();
-  if (auto n = ParseInt(call.Q("tailLines")); n && *n >= 0) text = TailLines(text, *n);
-  return HttpResponse::Text(200, std::move(text));
 }
 
 }  // namespace trimtab::cluster

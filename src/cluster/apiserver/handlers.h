@@ -6,12 +6,15 @@
 //   /api/v1/..., /apis/<g>/<v>/...               resources: get, list (Table on request), watch,
 //                                                create, update, patch (json, merge, strategic,
 //                                                apply), delete, deletecollection; subresources
-//                                                status, scale, pods/log, pods/binding,
-//                                                pods/eviction, namespaces/finalize
+//                                                status, scale, pods/log (-f, --previous),
+//                                                pods/binding, pods/eviction,
+//                                                namespaces/finalize; pods exec/attach/
+//                                                portforward/proxy, services/nodes proxy
+//                                                answer 400 "not supported" (no containers)
 //   /apis/{metrics,external.metrics}.k8s.io/...  the metrics APIs (metrics_apis.h), when set
 //
-// Request bodies are JSON (YAML accepted too) or, for a few core kinds, Kubernetes protobuf
-// (protobuf_decode.h; other kinds get 415). Every error is a
+// Request bodies are JSON (YAML accepted too) or, for the built-in kinds, Kubernetes protobuf
+// (protobuf_decode.h; custom resources get 415). Every error is a
 // metav1.Status with the upstream reason and code; an unexpected exception becomes a 500 Status,
 // never a crash.
 //
@@ -23,9 +26,12 @@
 #pragma once
 
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "adapters/http/server.h"
+#include "cluster/apiserver/log_follower.h"
 #include "cluster/apiserver/metrics_apis.h"
 #include "cluster/apiserver/object_service.h"
 #include "cluster/apiserver/request_info.h"
@@ -33,8 +39,13 @@
 
 namespace trimtab::cluster {
 
-// Produces the text of `kubectl logs` for a pod's container (local mode has no containers).
-using PodLogProvider = std::function<std::string(const Json& pod, const std::string& container)>;
+// Produces the text of `kubectl logs` for a pod's container; `previous`: the log of the
+// container's previous run, nullopt when it has not restarted.
+using PodLogProvider = std::function<std::optional<std::string>(
+    const Json& pod, const std::string& container, bool previous)>;
+
+// Whether `sub` of `type` is a connect subresource (exec, attach, portforward, proxy).
+bool IsConnectSubresource(const ResourceType& type, const std::string& sub);
 
 class ApiHandler {
  public:
@@ -58,13 +69,20 @@ class ApiHandler {
   http::HttpResponse DeleteObject(Call& call);
   http::HttpResponse DeleteCollection(Call& call);
   http::HttpResponse Scale(Call& call);
-  http::HttpResponse PodLog(Call& call);
+  http::HttpResponse PodLog(Call& call);       // handlers_pods.cc
+  // exec, attach, portforward and proxy of pods, proxy of services and nodes: a clear status.
+  http::HttpResponse Connect(Call& call);      // handlers_pods.cc
   http::HttpResponse PodBinding(Call& call);   // handlers_pods.cc
   http::HttpResponse PodEviction(Call& call);  // handlers_pods.cc
+  // The 429/500 an eviction of the pod gets from its PodDisruptionBudget, if any; counts an
+  // allowed disruption in the budget's status unless `dry_run`.
+  std::optional<ApiError> CheckDisruptionBudgets(const std::string& ns,
+                                                 const std::string& pod_name, bool dry_run);
 
   ObjectService* objects_;
   WatchHub* watches_;
   PodLogProvider pod_logs_;
+  std::unique_ptr<LogFollower> log_follower_;  // `kubectl logs -f`
   std::shared_ptr<MetricsApis> metrics_;
 };
 

@@ -10,8 +10,12 @@
 namespace trimtab::cluster {
 namespace {
 
+// events.k8s.io/v1 Events are stored as core/v1 Events (event_conversion.h).
 std::string StorageGroup(const ResourceType& type) {
-  return type.group.empty() ? "core" : type.group;
+  if (type.group.empty() || (type.group == "events.k8s.io" && type.plural == "events")) {
+    return "core";
+  }
+  return type.group;
 }
 
 std::mt19937_64& Rng() {

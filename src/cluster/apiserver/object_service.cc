@@ -293,7 +293,7 @@ ApiResult<Json> ObjectService::Validate(const ResourceType& type, Json object,
   std::string name = MetaString(object, "name");
   if (!s.ok()) return Invalid(type, name, s.message(), std::move(causes));
   if (spec_rules && type.group == "autoscaling" && type.plural == "horizontalpodautoscalers") {
-    HpaValidation hpa = ValidateHorizontalPodAutoscaler(&object, old, gates_);
+    HpaValidation hpa = ValidateHorizontalPodAutoscaler(&checked, old, gates_);
     if (!hpa.causes.empty()) return Invalid(type, name, std::move(hpa.causes));
     unknown.insert(unknown.end(), hpa.unknown_fields.begin(), hpa.unknown_fields.end());
   }
@@ -307,9 +307,11 @@ ApiResult<Json> ObjectService::Validate(const ResourceType& type, Json object,
       for (const auto& f : unknown) options.warnings->push_back("unknown field \"" + f + "\"");
     }
   }
-  // Custom resources keep the pruned and defaulted object. Built-in schemas cover the commonly
-  // used fields only, so built-in objects are checked but stored as sent.
-  return type.is_crd ? std::move(checked) : std::move(object);
+  // The pruned (and, for custom resources, defaulted) object is stored: unknown fields are
+  // dropped as the real server drops them, built-in kinds included (their schemas type the
+  // commonly used structs and keep every field of the others, so only fields the schema knows
+  // to be unknown go). Built-in schemas carry no defaults; builtin_defaults.h applies those.
+  return checked;
 }
 
 ApiResult<Json> ObjectService::PrepareCreate(const ResourceType& type, std::string_view url_ns,
@@ -381,7 +383,9 @@ ApiResult<Json> ObjectService::PrepareCreate(const ResourceType& type, std::stri
 
 ApiResult<ResourceType> ObjectService::StorageTypeOf(const ResourceType& type,
                                                      const VersionConversion& conversion) const {
-  auto storage = registry_->Find(type.group, conversion.storage_version, type.plural);
+  auto storage = registry_->Find(
+      conversion.storage_group ? std::string(conversion.storage_group) : type.group,
+      conversion.storage_version, type.plural);
   if (!storage) return InternalServerError("the storage version of " + type.plural + " is not served");
   return std::move(*storage);
 }

@@ -1,9 +1,14 @@
 #include "cluster/apiserver/protobuf_decode.h"
 
+#include <cstdio>
+#include <optional>
 #include <string>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "cluster/apiserver/auth/protobuf_auth.h"
+#include "cluster/apiserver/protobuf_messages.h"
 
 namespace trimtab::cluster {
 
@@ -97,218 +102,241 @@ StatusOr<bool> Bool(const ProtoField& f, std::string_view what) {
   return f.varint != 0;
 }
 
-// A map<string, string|bytes> entry {1: key, 2: value} added to `out`; bytes values are
-// base64-encoded as in JSON.
-Status AddMapEntry(const ProtoField& f, bool bytes_value, std::string_view what, Json* out) {
-  TRIMTAB_ASSIGN_OR_RETURN(std::string_view entry, Bytes(f, what));
+constexpr int kMaxMessageDepth = 64;
+// A zero metav1.Time marshals as the Unix time of 0001-01-01T00:00:00Z; JSON writes it as null.
+constexpr int64_t kZeroTimeSeconds = -62135596800;
+
+StatusOr<uint64_t> Varint(const ProtoField& f, std::string_view what) {
+  if (f.type != WireType::kVarint) {
+    return Malformed(std::string(what) + ": expected a varint field, got wire type " +
+                     std::to_string(static_cast<int>(f.type)));
+  }
+  return f.varint;
+}
+
+// metav1.Time / MicroTime {1 seconds, 2 nanos} as RFC 3339 (UTC); nullopt for the zero time.
+StatusOr<std::optional<Json>> DecodeTime(std::string_view bytes, bool micro,
+                                         std::string_view what) {
+  int64_t seconds = kZeroTimeSeconds;
+  int64_t nanos = 0;
+  bool has_seconds = false;
+  ProtoReader r(bytes);
+  while (!r.done()) {
+    TRIMTAB_ASSIGN_OR_RETURN(ProtoField f, r.Next());
+    if (f.number == 1) {
+      TRIMTAB_ASSIGN_OR_RETURN(uint64_t v, Varint(f, what));
+      seconds = static_cast<int64_t>(v);
+      has_seconds = true;
+    } else if (f.number == 2) {
+      TRIMTAB_ASSIGN_OR_RETURN(uint64_t v, Varint(f, what));
+      nanos = static_cast<int32_t>(static_cast<uint32_t>(v));
+    }
+  }
+  if (!has_seconds || (seconds == kZeroTimeSeconds && nanos == 0)) return std::nullopt;
+  // Years 1..9999 only: what RFC 3339 (and Go's JSON encoding of a Time) can write.
+  if (seconds < kZeroTimeSeconds || seconds > 253402300799 || nanos < 0 || nanos > 999999999) {
+    return Malformed(std::string(what) + ": time out of range");
+  }
+  int64_t days = seconds / 86400;
+  int64_t rem = seconds % 86400;
+  if (rem < 0) rem += 86400, days -= 1;
+  // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+  int64_t z = days + 719468;
+  int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  int64_t doe = z - era * 146097;
+  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  int64_t mp = (5 * doy + 2) / 153;
+  int64_t day = doy - (153 * mp + 2) / 5 + 1;
+  int64_t month = mp < 10 ? mp + 3 : mp - 9;
+  int64_t year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  char buf[48];
+  int n = std::snprintf(buf, sizeof(buf), "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld",
+                        static_cast<long long>(year), static_cast<long long>(month),
+                        static_cast<long long>(day), static_cast<long long>(rem / 3600),
+                        static_cast<long long>(rem / 60 % 60), static_cast<long long>(rem % 60));
+  std::string out(buf, static_cast<size_t>(n));
+  if (micro) {
+    std::snprintf(buf, sizeof(buf), ".%06lld", static_cast<long long>(nanos / 1000));
+    out += buf;
+  }
+  return Json(out + "Z");
+}
+
+StatusOr<Json> DecodeMessage(const ProtoMessageSpec& spec, std::string_view bytes,
+                             const std::string& path, int depth);
+
+// One value of `field` read from `f`; nullopt when it is a zero value the JSON encoding omits.
+StatusOr<std::optional<Json>> DecodeValue(const ProtoFieldSpec& field, const ProtoField& f,
+                                          const std::string& path, int depth, bool keep_zero) {
+  switch (field.type) {
+    case ProtoType::kString: {
+      TRIMTAB_ASSIGN_OR_RETURN(std::string s, String(f, path));
+      if (s.empty() && !keep_zero) return std::nullopt;
+      return Json(std::move(s));
+    }
+    case ProtoType::kBytes: {
+      TRIMTAB_ASSIGN_OR_RETURN(std::string_view b, Bytes(f, path));
+      if (b.empty() && !keep_zero) return std::nullopt;
+      return Json(Base64(b));
+    }
+    case ProtoType::kInt32: {
+      TRIMTAB_ASSIGN_OR_RETURN(uint64_t v, Varint(f, path));
+      auto i = static_cast<int32_t>(static_cast<uint32_t>(v));
+      if (i == 0 && !keep_zero) return std::nullopt;
+      return Json(i);
+    }
+    case ProtoType::kInt64: {
+      TRIMTAB_ASSIGN_OR_RETURN(uint64_t v, Varint(f, path));
+      auto i = static_cast<int64_t>(v);
+      if (i == 0 && !keep_zero) return std::nullopt;
+      return Json(i);
+    }
+    case ProtoType::kBool: {
+      TRIMTAB_ASSIGN_OR_RETURN(bool b, Bool(f, path));
+      if (!b && !keep_zero) return std::nullopt;
+      return Json(b);
+    }
+    case ProtoType::kQuantity: {
+      TRIMTAB_ASSIGN_OR_RETURN(std::string_view b, Bytes(f, path));
+      std::string q;
+      ProtoReader r(b);
+      while (!r.done()) {
+        TRIMTAB_ASSIGN_OR_RETURN(ProtoField g, r.Next());
+        if (g.number == 1) {
+          TRIMTAB_ASSIGN_OR_RETURN(q, String(g, path));
+        }
+      }
+      if (q.empty()) q = "0";
+      return Json(std::move(q));
+    }
+    case ProtoType::kIntOrString: {
+      TRIMTAB_ASSIGN_OR_RETURN(std::string_view b, Bytes(f, path));
+      uint64_t type = 0;
+      int32_t int_val = 0;
+      std::string str_val;
+      ProtoReader r(b);
+      while (!r.done()) {
+        TRIMTAB_ASSIGN_OR_RETURN(ProtoField g, r.Next());
+        if (g.number == 1) {
+          TRIMTAB_ASSIGN_OR_RETURN(type, Varint(g, path));
+        }
+        if (g.number == 2) {
+          TRIMTAB_ASSIGN_OR_RETURN(uint64_t v, Varint(g, path));
+          int_val = static_cast<int32_t>(static_cast<uint32_t>(v));
+        }
+        if (g.number == 3) {
+          TRIMTAB_ASSIGN_OR_RETURN(str_val, String(g, path));
+        }
+      }
+      if (type == 1) return Json(std::move(str_val));
+      return Json(int_val);
+    }
+    case ProtoType::kTime:
+    case ProtoType::kMicroTime: {
+      TRIMTAB_ASSIGN_OR_RETURN(std::string_view b, Bytes(f, path));
+      return DecodeTime(b, field.type == ProtoType::kMicroTime, path);
+    }
+    case ProtoType::kFieldsV1: {
+      TRIMTAB_ASSIGN_OR_RETURN(std::string_view b, Bytes(f, path));
+      std::string_view raw;
+      ProtoReader r(b);
+      while (!r.done()) {
+        TRIMTAB_ASSIGN_OR_RETURN(ProtoField g, r.Next());
+        if (g.number == 1) {
+          TRIMTAB_ASSIGN_OR_RETURN(raw, Bytes(g, path));
+        }
+      }
+      if (raw.empty()) return Json::object();
+      Json parsed = Json::parse(raw, nullptr, /*allow_exceptions=*/false);
+      if (parsed.is_discarded()) return Malformed(path + ": fieldsV1 is not JSON");
+      return parsed;
+    }
+    case ProtoType::kMessage: {
+      TRIMTAB_ASSIGN_OR_RETURN(std::string_view b, Bytes(f, path));
+      if (depth >= kMaxMessageDepth) return Malformed(path + ": messages nested too deeply");
+      TRIMTAB_ASSIGN_OR_RETURN(Json m, DecodeMessage(*field.message, b, path, depth + 1));
+      return m;
+    }
+  }
+  return std::nullopt;
+}
+
+bool IsScalar(ProtoType t) {
+  return t == ProtoType::kInt32 || t == ProtoType::kInt64 || t == ProtoType::kBool;
+}
+
+// A map entry {1 key, 2 value} of `field`, added to `out`.
+Status AddMapEntry(const ProtoFieldSpec& field, const ProtoField& f, const std::string& path,
+                   int depth, Json* out) {
+  TRIMTAB_ASSIGN_OR_RETURN(std::string_view entry, Bytes(f, path));
   std::string key;
-  Json value = "";
+  std::optional<Json> value;
   ProtoReader r(entry);
   while (!r.done()) {
     TRIMTAB_ASSIGN_OR_RETURN(ProtoField e, r.Next());
     if (e.number == 1) {
-      TRIMTAB_ASSIGN_OR_RETURN(key, String(e, std::string(what) + " key"));
+      TRIMTAB_ASSIGN_OR_RETURN(key, String(e, path + " key"));
     } else if (e.number == 2) {
-      if (bytes_value) {
-        TRIMTAB_ASSIGN_OR_RETURN(std::string_view b, Bytes(e, std::string(what) + " value"));
-        value = Base64(b);
-      } else {
-        TRIMTAB_ASSIGN_OR_RETURN(value, String(e, std::string(what) + "[" + key + "]"));
-      }
+      TRIMTAB_ASSIGN_OR_RETURN(value, DecodeValue(field, e, path + "[" + key + "]", depth, true));
+    }
+  }
+  if (!value) {  // an absent value is the zero value
+    switch (field.type) {
+      case ProtoType::kInt32:
+      case ProtoType::kInt64: value = 0; break;
+      case ProtoType::kBool: value = false; break;
+      case ProtoType::kQuantity: value = "0"; break;
+      case ProtoType::kMessage: value = Json::object(); break;
+      default: value = ""; break;
     }
   }
   if (!out->is_object()) *out = Json::object();
-  (*out)[key] = std::move(value);
+  (*out)[key] = std::move(*value);
   return Status::Ok();
 }
 
-// Sets out[name] to a non-empty string field (proto2 generators send "" for unset strings).
-Status SetString(const ProtoField& f, std::string_view what, const char* name, Json* out) {
-  TRIMTAB_ASSIGN_OR_RETURN(std::string s, String(f, what));
-  if (!s.empty()) (*out)[name] = std::move(s);
-  return Status::Ok();
-}
-
-Status AppendString(const ProtoField& f, std::string_view what, const char* name, Json* out) {
-  TRIMTAB_ASSIGN_OR_RETURN(std::string s, String(f, what));
-  (*out)[name].push_back(std::move(s));
-  return Status::Ok();
-}
-
-// meta/v1 OwnerReference: 1 kind, 3 name, 4 uid, 5 apiVersion, 6 controller,
-// 7 blockOwnerDeletion.
-StatusOr<Json> DecodeOwnerReference(std::string_view bytes) {
+StatusOr<Json> DecodeMessage(const ProtoMessageSpec& spec, std::string_view bytes,
+                             const std::string& path, int depth) {
   Json out = Json::object();
   ProtoReader r(bytes);
   while (!r.done()) {
     TRIMTAB_ASSIGN_OR_RETURN(ProtoField f, r.Next());
-    switch (f.number) {
-      case 1:
-        TRIMTAB_RETURN_IF_ERROR(SetString(f, "ownerReferences.kind", "kind", &out));
-        break;
-      case 3:
-        TRIMTAB_RETURN_IF_ERROR(SetString(f, "ownerReferences.name", "name", &out));
-        break;
-      case 4:
-        TRIMTAB_RETURN_IF_ERROR(SetString(f, "ownerReferences.uid", "uid", &out));
-        break;
-      case 5:
-        TRIMTAB_RETURN_IF_ERROR(SetString(f, "ownerReferences.apiVersion", "apiVersion", &out));
-        break;
-      case 6: {
-        TRIMTAB_ASSIGN_OR_RETURN(out["controller"], Bool(f, "ownerReferences.controller"));
-        break;
-      }
-      case 7: {
-        TRIMTAB_ASSIGN_OR_RETURN(out["blockOwnerDeletion"],
-                                 Bool(f, "ownerReferences.blockOwnerDeletion"));
-        break;
-      }
-      default:
-        break;
+    const ProtoFieldSpec* field = spec.Find(f.number);
+    if (field == nullptr) continue;  // unknown fields are skipped, as proto2 readers do
+    std::string where = path.empty() ? field->json_name : path + "." + field->json_name;
+    if (field->map) {
+      TRIMTAB_RETURN_IF_ERROR(AddMapEntry(*field, f, where, depth, &out[field->json_name]));
+      continue;
     }
-  }
-  return out;
-}
-
-// meta/v1 ObjectMeta: 1 name, 2 generateName, 3 namespace, 5 uid, 6 resourceVersion,
-// 11 labels, 12 annotations, 13 ownerReferences, 14 finalizers. Server-populated fields
-// (selfLink, generation, timestamps, managedFields...) are ignored as on a JSON create.
-StatusOr<Json> DecodeObjectMeta(std::string_view bytes) {
-  Json out = Json::object();
-  ProtoReader r(bytes);
-  while (!r.done()) {
-    TRIMTAB_ASSIGN_OR_RETURN(ProtoField f, r.Next());
-    switch (f.number) {
-      case 1:
-        TRIMTAB_RETURN_IF_ERROR(SetString(f, "metadata.name", "name", &out));
-        break;
-      case 2:
-        TRIMTAB_RETURN_IF_ERROR(SetString(f, "metadata.generateName", "generateName", &out));
-        break;
-      case 3:
-        TRIMTAB_RETURN_IF_ERROR(SetString(f, "metadata.namespace", "namespace", &out));
-        break;
-      case 5:
-        TRIMTAB_RETURN_IF_ERROR(SetString(f, "metadata.uid", "uid", &out));
-        break;
-      case 6:
-        TRIMTAB_RETURN_IF_ERROR(SetString(f, "metadata.resourceVersion", "resourceVersion", &out));
-        break;
-      case 11:
-        TRIMTAB_RETURN_IF_ERROR(AddMapEntry(f, false, "metadata.labels", &out["labels"]));
-        break;
-      case 12:
-        TRIMTAB_RETURN_IF_ERROR(AddMapEntry(f, false, "metadata.annotations", &out["annotations"]));
-        break;
-      case 13: {
-        TRIMTAB_ASSIGN_OR_RETURN(std::string_view b, Bytes(f, "metadata.ownerReferences"));
-        TRIMTAB_ASSIGN_OR_RETURN(Json ref, DecodeOwnerReference(b));
-        out["ownerReferences"].push_back(std::move(ref));
-        break;
-      }
-      case 14:
-        TRIMTAB_RETURN_IF_ERROR(AppendString(f, "metadata.finalizers", "finalizers", &out));
-        break;
-      default:
-        break;
-    }
-  }
-  return out;
-}
-
-Json ObjectShell(const std::string& api_version, const std::string& kind) {
-  return Json{{"apiVersion", api_version}, {"kind", kind}, {"metadata", Json::object()}};
-}
-
-Status DecodeMetadataField(const ProtoField& f, Json* out) {
-  TRIMTAB_ASSIGN_OR_RETURN(std::string_view b, Bytes(f, "metadata"));
-  TRIMTAB_ASSIGN_OR_RETURN((*out)["metadata"], DecodeObjectMeta(b));
-  return Status::Ok();
-}
-
-// core/v1 Namespace: 1 metadata, 2 spec{1 finalizers}, 3 status{1 phase}.
-StatusOr<Json> DecodeNamespace(std::string_view raw, Json out) {
-  ProtoReader r(raw);
-  while (!r.done()) {
-    TRIMTAB_ASSIGN_OR_RETURN(ProtoField f, r.Next());
-    if (f.number == 1) {
-      TRIMTAB_RETURN_IF_ERROR(DecodeMetadataField(f, &out));
-    } else if (f.number == 2) {
-      TRIMTAB_ASSIGN_OR_RETURN(std::string_view b, Bytes(f, "spec"));
-      Json spec = Json::object();
-      ProtoReader s(b);
-      while (!s.done()) {
-        TRIMTAB_ASSIGN_OR_RETURN(ProtoField g, s.Next());
-        if (g.number == 1) {
-          TRIMTAB_RETURN_IF_ERROR(AppendString(g, "spec.finalizers", "finalizers", &spec));
+    if (field->repeated) {
+      Json& list = out[field->json_name];
+      if (!list.is_array()) list = Json::array();
+      if (IsScalar(field->type) && f.type == WireType::kLengthDelimited) {
+        ProtoReader packed(f.bytes);  // a packed repeated scalar: varints back to back
+        while (!packed.done()) {
+          ProtoField one;
+          one.number = f.number;
+          one.type = WireType::kVarint;
+          TRIMTAB_ASSIGN_OR_RETURN(one.varint, packed.NextVarint());
+          TRIMTAB_ASSIGN_OR_RETURN(auto v, DecodeValue(*field, one, where, depth, true));
+          list.push_back(std::move(*v));
         }
+        continue;
       }
-      if (!spec.empty()) out["spec"] = std::move(spec);
-    } else if (f.number == 3) {
-      TRIMTAB_ASSIGN_OR_RETURN(std::string_view b, Bytes(f, "status"));
-      Json status = Json::object();
-      ProtoReader s(b);
-      while (!s.done()) {
-        TRIMTAB_ASSIGN_OR_RETURN(ProtoField g, s.Next());
-        if (g.number == 1) TRIMTAB_RETURN_IF_ERROR(SetString(g, "status.phase", "phase", &status));
-      }
-      if (!status.empty()) out["status"] = std::move(status);
+      TRIMTAB_ASSIGN_OR_RETURN(auto v, DecodeValue(*field, f, where, depth, true));
+      list.push_back(v ? std::move(*v) : Json());
+      continue;
     }
-  }
-  return out;
-}
-
-// core/v1 ConfigMap: 1 metadata, 2 data, 3 binaryData, 4 immutable.
-StatusOr<Json> DecodeConfigMap(std::string_view raw, Json out) {
-  ProtoReader r(raw);
-  while (!r.done()) {
-    TRIMTAB_ASSIGN_OR_RETURN(ProtoField f, r.Next());
-    switch (f.number) {
-      case 1:
-        TRIMTAB_RETURN_IF_ERROR(DecodeMetadataField(f, &out));
-        break;
-      case 2:
-        TRIMTAB_RETURN_IF_ERROR(AddMapEntry(f, false, "data", &out["data"]));
-        break;
-      case 3:
-        TRIMTAB_RETURN_IF_ERROR(AddMapEntry(f, true, "binaryData", &out["binaryData"]));
-        break;
-      case 4: {
-        TRIMTAB_ASSIGN_OR_RETURN(out["immutable"], Bool(f, "immutable"));
-        break;
-      }
-      default:
-        break;
+    TRIMTAB_ASSIGN_OR_RETURN(auto v, DecodeValue(*field, f, where, depth, field->keep_zero));
+    if (!v) {
+      out.erase(field->json_name);  // a later zero value overrides an earlier one
+      continue;
     }
-  }
-  return out;
-}
-
-// core/v1 Secret: 1 metadata, 2 data (bytes), 3 type, 4 stringData, 5 immutable.
-StatusOr<Json> DecodeSecret(std::string_view raw, Json out) {
-  ProtoReader r(raw);
-  while (!r.done()) {
-    TRIMTAB_ASSIGN_OR_RETURN(ProtoField f, r.Next());
-    switch (f.number) {
-      case 1:
-        TRIMTAB_RETURN_IF_ERROR(DecodeMetadataField(f, &out));
-        break;
-      case 2:
-        TRIMTAB_RETURN_IF_ERROR(AddMapEntry(f, true, "data", &out["data"]));
-        break;
-      case 3:
-        TRIMTAB_RETURN_IF_ERROR(SetString(f, "type", "type", &out));
-        break;
-      case 4:
-        TRIMTAB_RETURN_IF_ERROR(AddMapEntry(f, false, "stringData", &out["stringData"]));
-        break;
-      case 5: {
-        TRIMTAB_ASSIGN_OR_RETURN(out["immutable"], Bool(f, "immutable"));
-        break;
-      }
-      default:
-        break;
+    if (field->inlined) {
+      for (auto& [k, value] : v->items()) out[k] = std::move(value);
+    } else {
+      out[field->json_name] = std::move(*v);
     }
   }
   return out;
@@ -361,63 +389,18 @@ StatusOr<Envelope> DecodeEnvelope(std::string_view message) {
   return env;
 }
 
-StatusOr<int32_t> Int32(const ProtoField& f, std::string_view what) {
-  if (f.type != WireType::kVarint) {
-    return Malformed(std::string(what) + ": expected a varint field, got wire type " +
-                     std::to_string(static_cast<int>(f.type)));
-  }
-  return static_cast<int32_t>(static_cast<uint32_t>(f.varint));
-}
-
-// autoscaling/v1 HorizontalPodAutoscaler (what `kubectl autoscale` sends): 1 metadata,
-// 2 spec{1 scaleTargetRef{1 kind, 2 name, 3 apiVersion}, 2 minReplicas, 3 maxReplicas,
-// 4 targetCPUUtilizationPercentage}; status is not read (a create resets it).
-StatusOr<Json> DecodeHorizontalPodAutoscalerV1(std::string_view raw, Json out) {
-  ProtoReader r(raw);
-  while (!r.done()) {
-    TRIMTAB_ASSIGN_OR_RETURN(ProtoField f, r.Next());
-    if (f.number == 1) {
-      TRIMTAB_RETURN_IF_ERROR(DecodeMetadataField(f, &out));
-    } else if (f.number == 2) {
-      TRIMTAB_ASSIGN_OR_RETURN(std::string_view b, Bytes(f, "spec"));
-      Json spec = Json::object();
-      ProtoReader s(b);
-      while (!s.done()) {
-        TRIMTAB_ASSIGN_OR_RETURN(ProtoField g, s.Next());
-        if (g.number == 1) {
-          TRIMTAB_ASSIGN_OR_RETURN(std::string_view rb, Bytes(g, "spec.scaleTargetRef"));
-          Json ref = Json::object();
-          ProtoReader rr(rb);
-          while (!rr.done()) {
-            TRIMTAB_ASSIGN_OR_RETURN(ProtoField h, rr.Next());
-            if (h.number == 1) TRIMTAB_RETURN_IF_ERROR(SetString(h, "spec.scaleTargetRef.kind", "kind", &ref));
-            if (h.number == 2) TRIMTAB_RETURN_IF_ERROR(SetString(h, "spec.scaleTargetRef.name", "name", &ref));
-            if (h.number == 3) {
-              TRIMTAB_RETURN_IF_ERROR(SetString(h, "spec.scaleTargetRef.apiVersion", "apiVersion", &ref));
-            }
-          }
-          spec["scaleTargetRef"] = std::move(ref);
-        } else if (g.number == 2) {
-          TRIMTAB_ASSIGN_OR_RETURN(spec["minReplicas"], Int32(g, "spec.minReplicas"));
-        } else if (g.number == 3) {
-          TRIMTAB_ASSIGN_OR_RETURN(spec["maxReplicas"], Int32(g, "spec.maxReplicas"));
-        } else if (g.number == 4) {
-          TRIMTAB_ASSIGN_OR_RETURN(spec["targetCPUUtilizationPercentage"],
-                                   Int32(g, "spec.targetCPUUtilizationPercentage"));
-        }
-      }
-      out["spec"] = std::move(spec);
-    }
-  }
-  return out;
+Json ObjectShell(const std::string& api_version, const std::string& kind) {
+  return Json{{"apiVersion", api_version}, {"kind", kind}, {"metadata", Json::object()}};
 }
 
 ApiError Unsupported(std::string what) {
   return UnsupportedMediaType(
       std::move(what) +
-      "; this server decodes protobuf request bodies only for v1 Namespace, ConfigMap and "
-      "Secret, autoscaling/v1 HorizontalPodAutoscaler and the authentication/authorization "
-      "reviews and TokenRequest - send JSON instead, e.g. `kubectl create ... --dry-run=client -o yaml | "
+      "; this server decodes protobuf request bodies of the built-in kinds of core/v1, apps/v1, "
+      "batch/v1, networking.k8s.io/v1, policy/v1, rbac.authorization.k8s.io/v1, "
+      "scheduling.k8s.io/v1, coordination.k8s.io/v1, discovery.k8s.io/v1, events.k8s.io/v1, "
+      "autoscaling/v1 and v2, storage.k8s.io/v1 and of the authentication/authorization "
+      "reviews - send JSON instead, e.g. `kubectl create ... --dry-run=client -o yaml | "
       "kubectl apply -f -`");
 }
 
@@ -503,6 +486,11 @@ StatusOr<ProtoField> ProtoReader::ReadField(int depth) {
   }
 }
 
+StatusOr<uint64_t> ProtoReader::NextVarint() {
+  if (done()) return Malformed("read past the end of the message");
+  return ReadVarint();
+}
+
 StatusOr<ProtoField> ProtoReader::Next() {
   if (done()) return Malformed("read past the end of the message");
   TRIMTAB_ASSIGN_OR_RETURN(ProtoField f, ReadField(0));
@@ -534,15 +522,13 @@ ApiResult<Json> DecodeProtobufBody(std::string_view body) {
   }
   if (env->kind.empty()) return BadRequest("invalid protobuf: the envelope has no kind");
   StatusOr<Json> decoded = InvalidArgumentError("unreachable");
-  Json shell = ObjectShell(env->api_version, env->kind);
-  if (env->api_version == "v1" && env->kind == "Namespace") {
-    decoded = DecodeNamespace(env->raw, std::move(shell));
-  } else if (env->api_version == "v1" && env->kind == "ConfigMap") {
-    decoded = DecodeConfigMap(env->raw, std::move(shell));
-  } else if (env->api_version == "v1" && env->kind == "Secret") {
-    decoded = DecodeSecret(env->raw, std::move(shell));
-  } else if (env->api_version == "autoscaling/v1" && env->kind == "HorizontalPodAutoscaler") {
-    decoded = DecodeHorizontalPodAutoscalerV1(env->raw, std::move(shell));
+  if (const ProtoMessageSpec* spec = FindProtoMessageForKind(env->api_version, env->kind)) {
+    decoded = DecodeMessage(*spec, env->raw, "", 0);
+    if (decoded.ok()) {
+      Json object = ObjectShell(env->api_version, env->kind);
+      object.update(*decoded);
+      decoded = std::move(object);
+    }
   } else if (auto review = auth::DecodeAuthProtobuf(env->api_version, env->kind, env->raw)) {
     decoded = std::move(*review);
   } else {

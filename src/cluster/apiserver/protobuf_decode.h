@@ -1,14 +1,17 @@
 // Decoding of Kubernetes protobuf request bodies (Content-Type application/vnd.kubernetes.protobuf)
 // into the JSON objects the rest of the API server works with.
 //
-// kubectl 1.32's typed generator commands (`create namespace|configmap|secret ...`) send their
-// bodies as protobuf. The body is the envelope
+// kubectl 1.32's typed generator commands (`create deployment|service|job|role|secret ...`)
+// send their bodies as protobuf. The body is the envelope
 //   "k8s\0" + runtime.Unknown{1: typeMeta{1: apiVersion, 2: kind}, 2: raw (the object's own
 //   message), 3: contentEncoding, 4: contentType}
-// and `raw` is encoded with the field numbers of k8s.io/api core/v1 and apimachinery meta/v1
-// generated.proto. Supported kinds: v1 Namespace, ConfigMap, Secret. The result is the object
-// as a client would have sent it in JSON (empty proto2 strings/maps dropped, bytes as base64),
-// so the caller validates and defaults it exactly like a JSON body.
+// and `raw` is encoded with the field numbers of the k8s.io/api generated.proto of its group.
+// Supported kinds: every message of protobuf_messages.h (the built-in kinds of the groups listed
+// there, including those this server does not serve, which then fail as unknown resources) and
+// the authentication/authorization reviews (auth/protobuf_auth.h). The result is the object as
+// encoding/json would write the same Go object (zero values of omitempty fields dropped, bytes
+// as base64, times as RFC 3339, the zero time left out), so the caller validates and defaults it
+// exactly like a JSON body.
 //
 // ProtoReader is a bounds-checked reader of the protobuf wire format: it never reads past its
 // input and reports malformed input as InvalidArgument.
@@ -57,6 +60,9 @@ class ProtoReader {
   // and returned as one kStartGroup field. A bad tag or wire type, a truncated value, an
   // over-long varint, an unmatched end-group or groups nested deeper than 32 is InvalidArgument.
   StatusOr<ProtoField> Next();
+
+  // Reads one bare varint (the elements of a packed repeated field); REQUIRES !done().
+  StatusOr<uint64_t> NextVarint();
 
  private:
   StatusOr<uint64_t> ReadVarint();

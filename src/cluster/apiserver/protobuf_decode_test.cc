@@ -159,8 +159,9 @@ TEST(ProtoReaderTest, RejectsMalformedInput) {
 }
 
 TEST(ProtobufDecodeTest, DecodesKubectlNamespace) {
-  EXPECT_EQ(MustDecode(Unhex(kNamespaceNs1)),
-            Json::parse(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"ns1"}})"));
+  // encoding/json of the same object: non-pointer structs are written even when empty.
+  EXPECT_EQ(MustDecode(Unhex(kNamespaceNs1)), Json::parse(R"({
+    "apiVersion":"v1","kind":"Namespace","metadata":{"name":"ns1"},"spec":{},"status":{}})"));
 }
 
 TEST(ProtobufDecodeTest, DecodesKubectlConfigMaps) {
@@ -225,7 +226,8 @@ TEST(ProtobufDecodeTest, DecodesKubectlAutoscaleHorizontalPodAutoscaler) {
   EXPECT_EQ(MustDecode(Envelope("autoscaling/v1", "HorizontalPodAutoscaler", hpa)), Json::parse(R"({
     "apiVersion":"autoscaling/v1","kind":"HorizontalPodAutoscaler","metadata":{"name":"web"},
     "spec":{"scaleTargetRef":{"kind":"Deployment","name":"web","apiVersion":"apps/v1"},
-            "minReplicas":2,"maxReplicas":5,"targetCPUUtilizationPercentage":50}})"));
+            "minReplicas":2,"maxReplicas":5,"targetCPUUtilizationPercentage":50},
+    "status":{"currentReplicas":0}})"));
   EXPECT_EQ(DecodeProtobufBody(Envelope("autoscaling/v1", "HorizontalPodAutoscaler",
                                         Len(2, Len(3, "x"))))
                 .error()
@@ -233,13 +235,25 @@ TEST(ProtobufDecodeTest, DecodesKubectlAutoscaleHorizontalPodAutoscaler) {
             400);  // maxReplicas is not a varint
 }
 
+TEST(ProtobufDecodeTest, DecodesKubectlDeployment) {
+  EXPECT_EQ(MustDecode(Unhex(kDeploymentD1)), Json::parse(R"({
+    "apiVersion":"apps/v1","kind":"Deployment",
+    "metadata":{"name":"d1","labels":{"app":"d1"}},
+    "spec":{"replicas":1,"selector":{"matchLabels":{"app":"d1"}},
+      "template":{"metadata":{"labels":{"app":"d1"}},
+        "spec":{"containers":[{"name":"nginx","image":"nginx","resources":{}}]}},
+      "strategy":{}},
+    "status":{}})"));
+}
+
 TEST(ProtobufDecodeTest, UnsupportedKindsAndEnvelopesAre415) {
-  auto deployment = DecodeProtobufBody(Unhex(kDeploymentD1));
-  ASSERT_FALSE(deployment.ok());
-  EXPECT_EQ(deployment.error().code, 415);
-  EXPECT_EQ(deployment.error().reason, "UnsupportedMediaType");
-  EXPECT_NE(deployment.error().message.find("apps/v1, Kind=Deployment"), std::string::npos);
-  EXPECT_NE(deployment.error().message.find("--dry-run=client -o yaml | kubectl apply -f -"),
+  auto cr = DecodeProtobufBody(Envelope("flink.apache.org/v1beta1", "FlinkDeployment", ""));
+  ASSERT_FALSE(cr.ok());
+  EXPECT_EQ(cr.error().code, 415);
+  EXPECT_EQ(cr.error().reason, "UnsupportedMediaType");
+  EXPECT_NE(cr.error().message.find("flink.apache.org/v1beta1, Kind=FlinkDeployment"),
+            std::string::npos);
+  EXPECT_NE(cr.error().message.find("--dry-run=client -o yaml | kubectl apply -f -"),
             std::string::npos);
 
   EXPECT_EQ(DecodeProtobufBody("{\"kind\":\"ConfigMap\"}").error().code, 415);  // no magic
@@ -329,8 +343,9 @@ TEST_F(ApiServerTest, AcceptsKubectlProtobufBodies) {
 
   Reply deploy = Call("POST", "/apis/apps/v1/namespaces/default/deployments",
                       Json(Unhex(kDeploymentD1)), kProto);
-  EXPECT_EQ(deploy.status, 415);
-  EXPECT_EQ(deploy.body["reason"], "UnsupportedMediaType");
+  ASSERT_EQ(deploy.status, 201) << deploy.raw;
+  EXPECT_EQ(deploy.body["spec"]["template"]["spec"]["containers"][0]["image"], "nginx");
+  EXPECT_EQ(deploy.body["spec"]["strategy"]["type"], "RollingUpdate");  // defaulted
   Reply garbage = Call("POST", "/api/v1/namespaces/default/configmaps",
                        Json(std::string(kK8sProtobufMagic) + "\x0a\x7f"), kProto);
   EXPECT_EQ(garbage.status, 400);

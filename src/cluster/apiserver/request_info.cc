@@ -37,10 +37,10 @@ std::optional<RequestInfo> ParseResourcePath(std::string_view path,
     info.ns = rest[1];
     rest.erase(rest.begin(), rest.begin() + 2);
   }
-  if (rest.size() > 3) return std::nullopt;
+  if (rest.size() > 3 && rest[2] != "proxy") return std::nullopt;  // proxy/<path>
   info.resource = rest[0];
   if (rest.size() >= 2) info.name = rest[1];
-  if (rest.size() == 3) info.subresource = rest[2];
+  if (rest.size() >= 3) info.subresource = rest[2];
   return info;
 }
 

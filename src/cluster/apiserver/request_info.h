@@ -23,7 +23,7 @@ struct RequestInfo {
   std::string ns;           // "" when not namespaced in the path
   std::string resource;     // plural
   std::string name;         // "" for collections
-  std::string subresource;  // "status", "scale", "log", "finalize" or ""
+  std::string subresource;  // "status", "scale", "log", "finalize", "proxy"... or ""
   bool legacy_watch = false;  // /watch/ path segment
 };
 

@@ -69,6 +69,17 @@ Json Address(const Json& pod) {
 
 bool ByIp(const Json& a, const Json& b) { return a.value("ip", "") < b.value("ip", ""); }
 
+// EndpointSlice ports as the real controller writes them: `name` is always present (a pointer
+// set to "" for an unnamed Service port; `kubectl describe svc` dereferences it), unlike the
+// Endpoints ports, where an empty name is omitted.
+Json SlicePorts(const Json& ports) {
+  Json out = ports;
+  for (Json& p : out) {
+    if (!p.contains("name")) p["name"] = "";
+  }
+  return out;
+}
+
 }  // namespace
 
 EndpointsController::EndpointsController(const kube::KubeClient* client, InformerSet* informers,
@@ -208,7 +219,7 @@ Result EndpointsController::Sync(const std::string& key) {
   std::map<std::string, Json> slices;
   for (const PodEndpoint& e : endpoints) {
     Json& slice = slices[e.ports.dump()];
-    if (slice.is_null()) slice = {{"ports", e.ports}, {"endpoints", Json::array()}};
+    if (slice.is_null()) slice = {{"ports", SlicePorts(e.ports)}, {"endpoints", Json::array()}};
     Json ep = {{"addresses", Json::array({Str(e.pod, {"status", "podIP"})})},
                {"conditions",
                 {{"ready", e.ready || (publish_not_ready && !e.terminating)},
@@ -230,7 +241,7 @@ Result EndpointsController::Sync(const std::string& key) {
     if (svc_ports.is_array()) {
       for (const Json& sp : svc_ports) {
         Json p = {{"protocol", Str(sp, {"protocol"}, "TCP")}};
-        if (std::string n = Str(sp, {"name"}); !n.empty()) p["name"] = n;
+        p["name"] = Str(sp, {"name"});
         ports.push_back(std::move(p));
       }
     }

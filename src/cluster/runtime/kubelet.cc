@@ -80,10 +80,16 @@ const LocalNode* Kubelet::FindNode(const std::string& name) const {
   return nullptr;
 }
 
-std::string Kubelet::PodLogs(const Json& pod, const std::string& container) const {
+std::optional<std::string> Kubelet::PodLogs(const Json& pod, const std::string& container,
+                                            bool previous) const {
   std::shared_ptr<PodProcess> process;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (previous) {
+      auto p = previous_logs_.find(Str(pod, {"metadata", "uid"}) + "/" + container);
+      if (p == previous_logs_.end()) return std::nullopt;
+      return p->second;
+    }
     auto it = pods_.find(kube::ObjectKey(pod));
     if (it == pods_.end() || it->second->uid != Str(pod, {"metadata", "uid"})) return "";
     process = it->second->process;
@@ -106,6 +112,11 @@ void Kubelet::Forget(const std::string& key) {
     if (it == pods_.end()) return;
     state = it->second;
     pods_.erase(it);
+    const std::string prefix = state->uid + "/";
+    for (auto p = previous_logs_.lower_bound(prefix);
+         p != previous_logs_.end() && p->first.compare(0, prefix.size(), prefix) == 0;) {
+      p = previous_logs_.erase(p);
+    }
   }
   if (state->process && !state->terminated && !state->terminating) {
     state->process->Terminate(std::chrono::milliseconds(0));

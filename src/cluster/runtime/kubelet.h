@@ -25,6 +25,7 @@
 
 #include <condition_variable>
 #include <map>
+#include <optional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -61,8 +62,10 @@ class Kubelet {
   // as they are, to be picked up by the next start.
   void Stop();
 
-  // `kubectl logs` text of a container of a pod this kubelet ran ("" when unknown).
-  std::string PodLogs(const Json& pod, const std::string& container) const;
+  // `kubectl logs` text of a container of a pod this kubelet ran ("" when unknown); `previous`:
+  // the log of the container's previous run (nullopt when it has not restarted).
+  std::optional<std::string> PodLogs(const Json& pod, const std::string& container,
+                                     bool previous) const;
   size_t PodsWithProcessForTest() const;
 
  private:
@@ -96,6 +99,8 @@ class Kubelet {
   mutable std::mutex mu_;
   std::condition_variable terminations_done_;
   std::map<std::string, std::shared_ptr<PodState>> pods_;  // guarded by mu_; by "ns/name"
+  // The log of each container's previous run, by "uid/container"; guarded by mu_.
+  std::map<std::string, std::string> previous_logs_;
   std::map<std::string, PodIpPool> ip_pools_;              // by node; pools lock themselves
   std::map<std::string, std::set<std::string>> images_;    // guarded by mu_; node -> pulled
   int terminations_ = 0;                                   // guarded by mu_

@@ -165,6 +165,13 @@ Result Kubelet::ApplyRestartPolicy(const Json& pod, PodState& state, TimePoint n
   }
   if (due.empty()) return wake;
 
+  // `kubectl logs --previous` reads the log of the run that ended.
+  auto keep_log = [&](const Tracked& t) {
+    if (!state.process) return;
+    std::string log = state.process->Logs(t.name);
+    std::lock_guard<std::mutex> lock(mu_);
+    previous_logs_[state.uid + "/" + t.name] = std::move(log);
+  };
   auto restarted = [&](Tracked& t) {
     t.backoff = t.has_backoff ? std::min(2 * t.backoff, options_.backoff_max)
                               : options_.backoff_initial;
@@ -178,6 +185,7 @@ Result Kubelet::ApplyRestartPolicy(const Json& pod, PodState& state, TimePoint n
   };
   bool whole_pod = false;
   for (size_t i : due) {
+    keep_log(state.containers[i]);
     if (!state.process->RestartContainer(state.containers[i].name)) {
       whole_pod = true;
       break;
@@ -188,6 +196,7 @@ Result Kubelet::ApplyRestartPolicy(const Json& pod, PodState& state, TimePoint n
     // The runner restarts only whole pods: stop it and start it again; every container counts
     // a restart.
     state.process->Terminate(std::chrono::milliseconds(0));
+    for (const Tracked& t : state.containers) keep_log(t);
     state.process.reset();
     for (Tracked& t : state.containers) {
       if (!t.termination) {

@@ -128,7 +128,7 @@ TEST_F(KubeletTest, ExitCodesFollowRestartPolicy) {
   ASSERT_TRUE(Eventually([&] { return Pod("ok")["status"]["phase"] == "Succeeded"; }));
   EXPECT_EQ(Container(Pod("ok"))["state"]["terminated"]["reason"], "Completed");
   EXPECT_EQ(Container(Pod("ok"))["restartCount"], 0);
-  std::string logs = kubelet_->PodLogs(pod, "main");
+  std::string logs = kubelet_->PodLogs(pod, "main", false).value_or("");
   EXPECT_NE(logs.find("bye\n"), std::string::npos) << logs;
   EXPECT_NE(logs.find("exited with code 3"), std::string::npos) << logs;
 

@@ -19,5 +19,13 @@ kube::GroupVersionResource EventsGvr();
 kube::GroupVersionResource LeasesGvr();
 kube::GroupVersionResource ReplicaSetsGvr();
 kube::GroupVersionResource DeploymentsGvr();
+kube::GroupVersionResource JobsGvr();
+kube::GroupVersionResource CronJobsGvr();
+kube::GroupVersionResource StatefulSetsGvr();
+kube::GroupVersionResource DaemonSetsGvr();
+kube::GroupVersionResource PodDisruptionBudgetsGvr();
+kube::GroupVersionResource PersistentVolumeClaimsGvr();
+kube::GroupVersionResource PersistentVolumesGvr();
+kube::GroupVersionResource StorageClassesGvr();
 
 }  // namespace trimtab::cluster::runtime

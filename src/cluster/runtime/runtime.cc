@@ -12,6 +12,7 @@
 #include "cluster/runtime/service_account_controller.h"
 #include "cluster/runtime/service_proxy.h"
 #include "cluster/runtime/simulated_consumers.h"
+#include "cluster/runtime/workload_controllers.h"
 
 namespace trimtab::cluster::runtime {
 
@@ -25,6 +26,7 @@ struct Runtime::Parts {
   std::unique_ptr<Kubelet> kubelet;
   std::unique_ptr<SchedulingLoop> scheduling;
   std::unique_ptr<ReplicaSetController> replicasets;
+  std::unique_ptr<WorkloadControllers> workloads;
   std::unique_ptr<DeploymentController> deployments;
   std::unique_ptr<HpaController> hpas;
   std::shared_ptr<SimulatedConsumers> consumers;
@@ -116,6 +118,7 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
                                                   std::move(schedulers), options.scheduling);
   p.replicasets = std::make_unique<ReplicaSetController>(p.client.get(), inf, p.events.get(), p.clock);
   p.deployments = std::make_unique<DeploymentController>(p.client.get(), inf, p.events.get(), p.clock);
+  p.workloads = std::make_unique<WorkloadControllers>(p.client.get(), inf, p.events.get(), p.clock);
   p.hpas = std::make_unique<HpaController>(p.client.get(), inf, p.events.get(), p.clock, options.hpa);
   p.consumers = std::make_shared<SimulatedConsumers>(inf, p.events.get(), p.clock);
   p.endpoints = std::make_unique<EndpointsController>(p.client.get(), inf, p.clock);
@@ -128,6 +131,7 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
   TRIMTAB_RETURN_IF_ERROR(p.scheduling->Start());
   p.replicasets->Start();
   p.deployments->Start();
+  p.workloads->Start();
   p.hpas->Start();
   p.endpoints->Start();
   p.service_accounts->Start();
@@ -149,6 +153,7 @@ void Runtime::Stop() {
   if (p.scheduling) p.scheduling->Stop();
   if (p.hpas) p.hpas->Stop();
   if (p.deployments) p.deployments->Stop();
+  if (p.workloads) p.workloads->Stop();
   if (p.replicasets) p.replicasets->Stop();
   if (p.endpoints) p.endpoints->Stop();
   if (p.service_accounts) p.service_accounts->Stop();
@@ -160,8 +165,10 @@ void Runtime::Stop() {
   if (p.events) p.events->Stop();
 }
 
-std::string Runtime::PodLogs(const Json& pod, const std::string& container) const {
-  return parts_ && parts_->kubelet ? parts_->kubelet->PodLogs(pod, container) : "";
+std::optional<std::string> Runtime::PodLogs(const Json& pod, const std::string& container,
+                                            bool previous) const {
+  if (!parts_ || !parts_->kubelet) return previous ? std::nullopt : std::optional<std::string>("");
+  return parts_->kubelet->PodLogs(pod, container, previous);
 }
 
 const std::vector<LocalNode>& Runtime::nodes() const { return parts_->nodes; }

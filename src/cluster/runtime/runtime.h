@@ -17,8 +17,8 @@
 // Usage:
 //   auto runtime = Runtime::Create({.server_url = server->url(), .clock = clock,
 //                                   .pod_runners = {MakeFlinkRunner}});
-//   ApiServerOptions.pod_logs -> [&](const Json& pod, const std::string& c) {
-//                                  return runtime->PodLogs(pod, c); }
+//   ApiServerOptions.pod_logs -> [&](const Json& pod, const std::string& c, bool previous) {
+//                                  return runtime->PodLogs(pod, c, previous); }
 //   ...
 //   runtime->Stop();   // before the API server stops
 //
@@ -105,8 +105,10 @@ class Runtime {
   // Stops every component (pod processes end at once; the API objects stay). Idempotent.
   void Stop();
 
-  // `kubectl logs` text of a container (ApiServerOptions::pod_logs).
-  std::string PodLogs(const Json& pod, const std::string& container) const;
+  // `kubectl logs` text of a container (ApiServerOptions::pod_logs); `previous`: its previous
+  // run's (nullopt when it has not restarted).
+  std::optional<std::string> PodLogs(const Json& pod, const std::string& container,
+                                     bool previous) const;
 
   const std::vector<LocalNode>& nodes() const;
   const kube::KubeClient* client() const;

@@ -219,7 +219,7 @@ TEST_F(ServiceProxyTest, DeploymentPodsAnswerThroughTheirService) {
   // The request shows in the serving pod's log.
   bool logged = false;
   for (const Json& pod : List(PodsGvr(), "app=echo")) {
-    logged = logged || runtime_->PodLogs(pod, "echo").find("http-echo: GET /hello") != std::string::npos;
+    logged = logged || runtime_->PodLogs(pod, "echo", false).value_or("").find("http-echo: GET /hello") != std::string::npos;
   }
   EXPECT_TRUE(logged);
 }

@@ -178,10 +178,15 @@ def main():
             expect(secret["data"] == {"user": "YWRtaW4=", "password": "czNjcjN0IQ=="}, str(secret))
             p = k.run("create", "configmap", "lit-cm", "-n", NS, "--from-literal=a=b", ok=False)
             expect_in('configmaps "lit-cm" already exists', p.stderr, "stderr")
-            # Kinds the server cannot decode from protobuf name the JSON workaround.
-            p = k.run("create", "deployment", "pb-web", "-n", NS, "--image=nginx", ok=False)
-            expect_in("Kind=Deployment", p.stderr, "stderr")
-            expect_in("--dry-run=client -o yaml | kubectl apply -f -", p.stderr, "stderr")
+            # Every built-in kind decodes from protobuf, pod templates included.
+            out = k.out("create", "deployment", "pb-web", "-n", NS, "--image=nginx",
+                        "--port=80", "--", "nginx", "-g", "daemon off;")
+            expect_in("deployment.apps/pb-web created", out)
+            d = k.json("get", "deployment", "pb-web", "-n", NS)
+            ctr = d["spec"]["template"]["spec"]["containers"][0]
+            expect(ctr["command"] == ["nginx", "-g", "daemon off;"], ctr)
+            expect(ctr["ports"] == [{"containerPort": 80, "protocol": "TCP"}], ctr)
+            k.out("delete", "deployment", "pb-web", "-n", NS)
         c.run("create configmap / secret generic --from-literal (protobuf bodies)",
               create_from_literals)
 

@@ -75,6 +75,7 @@ MISSING_TARGET = ("spec.jobReference: FlinkDeployment example-deployment does no
 
 # What each upstream example does on the local cluster (docs/operator.md "Upstream examples").
 #   running     FlinkDeployment(s) reach JOB STATUS RUNNING / LIFECYCLE STATE STABLE
+#   ingress     Ingress name -> host: the operator's Ingress from spec.ingress ({ns} = the namespace)
 #   session     a session cluster: LIFECYCLE STATE STABLE, no job
 #   sessionjobs the FlinkSessionJobs run when their https jar can be fetched, else they report
 #               the fetch error (status.error, a Warning event) and stay RECONCILING
@@ -91,7 +92,8 @@ EXAMPLES = {
     "autoscaling-autoscaling-dynamic.yaml": {"running": ["autoscaling-dynamic"]},
     "autoscaling-autoscaling.yaml": {"running": ["autoscaling-example"]},
     "basic-checkpoint-ha.yaml": {"running": ["basic-checkpoint-ha-example"]},
-    "basic-ingress.yaml": {"running": ["basic-ingress"], "no_ingress": True},
+    "basic-ingress.yaml": {"running": ["basic-ingress"],
+                           "ingress": {"basic-ingress": "basic-ingress.{ns}.flink.k8s.io"}},
     "basic-reactive.yaml": {"running": ["basic-reactive-example"]},
     "basic-session-deployment-and-job.yaml": {
         "session": ["basic-session-deployment-example"],
@@ -656,10 +658,15 @@ def check_example(k, fl, ns, exp, net):
         events = k.json("get", "events", "-n", ns, "--field-selector",
                         "involvedObject.name=%s,type=Warning" % name)["items"]
         expect(any("fetch the jar" in e["message"] for e in events), "no Warning event")
-    if exp.get("no_ingress"):
-        p = k.run("api-resources", "--api-group=networking.k8s.io", ok=None)
-        expect("ingresses" not in p.stdout, "the local cluster serves Ingress now: update "
-               "docs/operator.md and this expectation")
+    for name, host in exp.get("ingress", {}).items():
+        # The operator's Ingress to the REST Service, owned by the JobManager Deployment.
+        ing = k.json("get", "ingress", name, "-n", ns)
+        rule = ing["spec"]["rules"][0]
+        expect(rule.get("host") == host.format(ns=ns), rule)
+        backend = rule["http"]["paths"][0]["backend"]["service"]
+        expect(backend == {"name": name + "-rest", "port": {"number": 8081}}, backend)
+        owner = ing["metadata"]["ownerReferences"][0]
+        expect(owner["kind"] == "Deployment" and owner["name"] == name, owner)
     for name in exp.get("canary", []):
         time.sleep(2)  # a few reconcile intervals
         d = fl.get(ns, name)

@@ -1,0 +1,39 @@
+// Helpers the workload controllers (Job, StatefulSet, DaemonSet) share: the pods an owner
+// controls, pods made from an owner's pod template, and informer handlers that requeue the
+// controlling owner of a changed pod.
+//
+// Thread-safety: pure functions over the informer caches (safe after InformerSet::Start).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cluster/runtime/controller.h"
+#include "cluster/runtime/informer_set.h"
+#include "common/json.h"
+
+namespace trimtab::cluster::runtime {
+
+// The pods in `owner`'s namespace whose controller reference carries its uid.
+std::vector<Json> PodsControlledBy(InformerSet* informers, const Json& owner);
+
+// "ns/name" of the controller of `object` when that controller is of `kind`.
+std::optional<std::string> ControllerKeyOfKind(const Json& object, std::string_view kind);
+
+// A pod from `tmpl` (a PodTemplateSpec) controlled by `owner`: the template's labels,
+// annotations and finalizers, its spec, and a controller reference with blockOwnerDeletion.
+// `name` is the pod's name, or with `generate` the generateName prefix.
+Json PodFromTemplate(const Json& owner, const Json& tmpl, const std::string& name, bool generate);
+
+// Adds pod handlers that enqueue into `controller` the key of the `kind` controller of every
+// pod added, changed or deleted.
+void EnqueueControllerOfPods(InformerSet* informers, std::string_view kind,
+                             Controller* controller);
+
+// Adds handlers on `gvr` that enqueue the key of every object added, changed or deleted.
+void EnqueueObjects(InformerSet* informers, const kube::GroupVersionResource& gvr,
+                    Controller* controller);
+
+}  // namespace trimtab::cluster::runtime

@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+"""The commands a user types every day, with the real kubectl against `trimtab local` running its
+runtime (pods run): the typed `kubectl create` generators (protobuf bodies) of every kind the
+server serves, `kubectl run` and `expose`, `describe svc` of a Service with an unnamed port (which
+makes kubectl panic without EndpointSlice port names), logs (-f, --previous), the connect
+commands the simulated pods cannot serve (exec, cp, attach, port-forward: a clear error, not
+NotFound), `auth can-i` for a service account before and after a RoleBinding, and deletion.
+
+Usage: kubectl_daily_e2e.py --trimtab BIN   (exit 77 = skipped: no kubectl)
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from local_cluster import SKIP, e2e_args, Checks, LocalCluster, expect, expect_in  # noqa: E402
+from kubectl_e2e import Kubectl, header, table_rows, wait_until  # noqa: E402
+
+NS = "daily"
+# Ranges of their own, so a `trimtab local` running on the defaults does not collide.
+RANGES = ["--service-cidr", "127.13.0.0/16", "--pod-cidr", "127.23.0.0/16"]
+SA = "system:serviceaccount:%s:builder" % NS
+
+STATEFUL = """
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: db
+spec:
+  replicas: 2
+  serviceName: db
+  selector:
+    matchLabels: {app: db}
+  template:
+    metadata:
+      labels: {app: db}
+    spec:
+      containers:
+      - name: db
+        image: registry.local/db:1.0
+  volumeClaimTemplates:
+  - metadata:
+      name: data
+    spec:
+      accessModes: [ReadWriteOnce]
+      resources:
+        requests: {storage: 1Gi}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: agent
+spec:
+  selector:
+    matchLabels: {app: agent}
+  template:
+    metadata:
+      labels: {app: agent}
+    spec:
+      containers:
+      - name: agent
+        image: registry.local/agent:1.0
+"""
+
+
+def main():
+    args = e2e_args()
+    if args is None:
+        return SKIP
+
+    started = time.monotonic()
+    with LocalCluster(args.trimtab, extra_args=RANGES) as cluster:
+        k = Kubectl(args.kubectl, cluster)
+        c = Checks()
+
+        def create_generators():
+            # Every one of these sends a protobuf body (kubectl 1.32's typed clients).
+            for cmd, created in [
+                (["namespace", NS], "namespace/%s created" % NS),
+                (["deployment", "web", "-n", NS, "--image=registry.local/echo:1.0",
+                  "--replicas=2", "--port=8080"], "deployment.apps/web created"),
+                (["service", "clusterip", "named", "-n", NS, "--tcp=80:8080"],
+                 "service/named created"),
+                (["serviceaccount", "builder", "-n", NS], "serviceaccount/builder created"),
+                (["role", "pod-reader", "-n", NS, "--verb=get,list,watch", "--resource=pods"],
+                 "role.rbac.authorization.k8s.io/pod-reader created"),
+                (["clusterrole", "node-reader", "--verb=get,list", "--resource=nodes"],
+                 "clusterrole.rbac.authorization.k8s.io/node-reader created"),
+                (["clusterrolebinding", "builder-nodes", "--clusterrole=node-reader",
+                  "--serviceaccount=%s:builder" % NS],
+                 "clusterrolebinding.rbac.authorization.k8s.io/builder-nodes created"),
+                (["priorityclass", "batch-low", "--value=10", "--description=low"],
+                 "priorityclass.scheduling.k8s.io/batch-low created"),
+                (["configmap", "settings", "-n", NS, "--from-literal=mode=blue"],
+                 "configmap/settings created"),
+                (["secret", "generic", "creds", "-n", NS, "--from-literal=user=admin"],
+                 "secret/creds created"),
+            ]:
+                out = k.out("create", *cmd)
+                expect_in(created, out, " ".join(cmd))
+            d = k.json("get", "deployment", "web", "-n", NS)
+            ctr = d["spec"]["template"]["spec"]["containers"][0]
+            expect(ctr["image"] == "registry.local/echo:1.0", ctr)
+            expect(ctr["ports"] == [{"containerPort": 8080, "protocol": "TCP"}], ctr)
+            expect(d["spec"]["replicas"] == 2 and d["spec"]["strategy"]["type"] == "RollingUpdate",
+                   d["spec"])
+            role = k.json("get", "role", "pod-reader", "-n", NS)
+            expect(role["rules"] == [{"apiGroups": [""], "resources": ["pods"],
+                                      "verbs": ["get", "list", "watch"]}], role)
+            pc = k.json("get", "priorityclass", "batch-low")
+            expect(pc["value"] == 10 and pc["description"] == "low", pc)
+            svc = k.json("get", "svc", "named", "-n", NS)
+            expect(svc["spec"]["ports"][0]["name"] == "80-8080", svc["spec"])
+            expect(svc["spec"]["ports"][0]["targetPort"] == 8080, svc["spec"])
+            out = k.out("rollout", "status", "deployment/web", "-n", NS, "--timeout=60s",
+                        timeout=90)
+            expect_in('deployment "web" successfully rolled out', out)
+        c.run("kubectl create <kind> for every served built-in kind (protobuf bodies)",
+              create_generators)
+
+        def expose_and_describe():
+            out = k.out("expose", "deployment", "web", "-n", NS, "--port=80",
+                        "--target-port=8080")
+            expect_in("service/web exposed", out)
+            svc = k.json("get", "svc", "web", "-n", NS)
+            expect("name" not in svc["spec"]["ports"][0], svc["spec"]["ports"])
+
+            def sliced():
+                slices = k.json("get", "endpointslices", "-n", NS,
+                                "-l", "kubernetes.io/service-name=web")["items"]
+                return slices and len(slices[0].get("endpoints") or []) == 2 and slices
+            wait_until(sliced, what="an EndpointSlice with 2 endpoints")
+            slices = sliced()
+            # The real controller writes name "" for an unnamed port; kubectl needs it.
+            expect(slices[0]["ports"] == [{"name": "", "port": 8080, "protocol": "TCP"}],
+                   slices[0]["ports"])
+            out = " ".join(k.out("describe", "svc", "web", "-n", NS).split())
+            expect_in("Port: <unset> 80/TCP", out)
+            expect_in("TargetPort: 8080/TCP", out)
+            expect_in("Endpoints: 127.23.", out)
+            out = " ".join(k.out("describe", "svc", "named", "-n", NS).split())
+            expect_in("Port: 80-8080 80/TCP", out)
+        c.run("kubectl expose; describe svc with an unnamed port and EndpointSlices",
+              expose_and_describe)
+
+        def run_and_logs():
+            out = k.out("run", "once", "-n", NS, "--image=busybox:1.36", "--restart=Never",
+                        "--command", "--", "sh", "-c", "echo first; sleep 1; echo second")
+            expect_in("pod/once created", out)
+            # -f streams until the container exits, so both lines arrive and kubectl returns.
+            wait_until(lambda: k.json("get", "pod", "once", "-n", NS)["status"].get("phase")
+                       in ("Running", "Succeeded"), what="pod once to start")
+            p = k.run("logs", "-f", "once", "-n", NS, timeout=30)
+            expect_in("first", p.stdout)
+            expect_in("second", p.stdout)
+            p = k.run("logs", "--previous", "once", "-n", NS, ok=False)
+            expect_in('previous terminated container "once" in pod "once" not found', p.stderr)
+            p = k.run("logs", "once", "-c", "nosuch", "-n", NS, ok=False)
+            expect_in("container nosuch is not valid for pod once", p.stderr)
+        c.run("kubectl run; logs -f ends when the container exits; logs --previous", run_and_logs)
+
+        def previous_log():
+            out = k.out("run", "crashy", "-n", NS, "--image=busybox:1.36", "--restart=Always",
+                        "--command", "--", "sh", "-c", "echo crashed once; exit 1")
+            expect_in("pod/crashy created", out)
+
+            def restarted():
+                pod = k.json("get", "pod", "crashy", "-n", NS)
+                cs = pod["status"].get("containerStatuses") or [{}]
+                return cs[0].get("restartCount", 0) >= 1
+            wait_until(restarted, timeout=40, what="pod crashy to restart")
+            out = k.out("logs", "--previous", "crashy", "-n", NS)
+            expect_in("crashed once", out)
+            k.out("delete", "pod", "crashy", "-n", NS, "--grace-period=0", "--force")
+        c.run("kubectl logs --previous shows the log of the run before the restart",
+              previous_log)
+
+        def connect_commands():
+            pod = k.json("get", "pods", "-n", NS, "-l", "app=web")["items"][0]
+            name = pod["metadata"]["name"]
+            for cmd in (["exec", name, "-n", NS, "--", "ls"],
+                        ["cp", "%s/%s:/etc/hosts" % (NS, name), "/tmp/trimtab-daily-hosts"],
+                        ["attach", name, "-n", NS]):
+                p = k.run(*cmd, ok=False, timeout=30)
+                expect_in("not supported for the simulated pods of trimtab local", p.stderr,
+                          " ".join(cmd))
+                expect("NotFound" not in p.stderr and "not found" not in p.stderr, p.stderr)
+            p = k.run("port-forward", "pod/" + name, "-n", NS, "18080:8080", ok=False,
+                      timeout=30)
+            expect_in("port-forward is not supported by trimtab local", p.stderr)
+            expect_in(pod["status"]["podIP"], p.stderr)
+        c.run("exec / cp / attach / port-forward answer a clear 'not supported'",
+              connect_commands)
+
+        def can_i():
+            as_sa = ["--as=" + SA, "-n", NS]
+            p = k.run("auth", "can-i", "list", "pods", *as_sa, ok=None)
+            expect(p.stdout.strip() == "no", p.stdout + p.stderr)
+            out = k.out("create", "rolebinding", "builder-reads", "-n", NS,
+                        "--role=pod-reader", "--serviceaccount=%s:builder" % NS)
+            expect_in("rolebinding.rbac.authorization.k8s.io/builder-reads created", out)
+            wait_until(lambda: k.run("auth", "can-i", "list", "pods", *as_sa, ok=None)
+                       .stdout.strip() == "yes", what="can-i list pods = yes")
+            p = k.run("auth", "can-i", "delete", "pods", *as_sa, ok=None)
+            expect(p.stdout.strip() == "no", p.stdout)
+            p = k.run("auth", "can-i", "list", "nodes", "--as=" + SA, ok=None)
+            expect(p.stdout.strip() == "yes", p.stdout + p.stderr)
+        c.run("kubectl auth can-i for a service account, before and after a RoleBinding", can_i)
+
+        def workload_kinds():
+            # Generators of kinds beyond Deployments (protobuf bodies), and their controllers.
+            out = k.out("create", "job", "hello", "-n", NS, "--image=busybox:1.36", "--",
+                        "sh", "-c", "echo hello from a job")
+            expect_in("job.batch/hello created", out)
+            k.out("wait", "--for=condition=complete", "job/hello", "-n", NS, "--timeout=60s",
+                  timeout=90)
+            expect_in("hello from a job", k.out("logs", "job/hello", "-n", NS))
+            rows = table_rows(k.out("get", "job", "hello", "-n", NS))
+            expect(rows[0][:4] == ["NAME", "STATUS", "COMPLETIONS", "DURATION"], rows)
+            expect(rows[1][1:3] == ["Complete", "1/1"], rows)
+            out = k.out("create", "cronjob", "tick", "-n", NS, "--image=busybox:1.36",
+                        "--schedule=*/5 * * * *", "--", "echo", "tick")
+            expect_in("cronjob.batch/tick created", out)
+            expect(table_rows(k.out("get", "cronjob", "tick", "-n", NS))[1][1] == "*/5", "schedule")
+            out = k.out("create", "pdb", "web-pdb", "-n", NS, "--selector=app=web",
+                        "--min-available=1")
+            expect_in("poddisruptionbudget.policy/web-pdb created", out)
+            wait_until(lambda: k.json("get", "pdb", "web-pdb", "-n", NS).get("status", {})
+                       .get("disruptionsAllowed") == 1, what="the PDB to allow 1 disruption")
+            out = k.out("create", "ingress", "web", "-n", NS, "--rule=web.example.com/*=web:80")
+            expect_in("ingress.networking.k8s.io/web created", out)
+            expect(table_rows(k.out("get", "ingress", "web", "-n", NS))[1][2] ==
+                   "web.example.com", "ingress hosts")
+            out = k.out("create", "quota", "small", "-n", NS, "--hard=pods=20")
+            expect_in("resourcequota/small created", out)
+            out = k.out("apply", "-n", NS, "-f", "-", stdin=STATEFUL)
+            expect_in("statefulset.apps/db created", out)
+            k.out("rollout", "status", "statefulset/db", "-n", NS, "--timeout=60s", timeout=90)
+            k.out("rollout", "status", "daemonset/agent", "-n", NS, "--timeout=60s", timeout=90)
+            pods = sorted(p["metadata"]["name"] for p in
+                          k.json("get", "pods", "-n", NS, "-l", "app=db")["items"])
+            expect(pods == ["db-0", "db-1"], pods)
+            wait_until(lambda: k.json("get", "pvc", "data-db-0", "-n", NS)["status"]
+                       .get("phase") == "Bound", what="claim data-db-0 Bound")
+            pv = k.json("get", "pvc", "data-db-0", "-n", NS)["spec"]["volumeName"]
+            expect(k.json("get", "pv", pv)["spec"]["storageClassName"] == "standard", pv)
+            agents = k.json("get", "pods", "-n", NS, "-l", "app=agent")["items"]
+            expect(len({p["spec"]["nodeName"] for p in agents}) == 4, len(agents))
+        c.run("create job/cronjob/pdb/ingress/quota; StatefulSet with claims; DaemonSet",
+              workload_kinds)
+
+        def everyday_reads():
+            out = k.out("get", "all", "-n", NS)
+            expect_in("deployment.apps/web", out)
+            expect_in("service/web", out)
+            out = k.out("get", "events", "-n", NS)
+            expect(header(out).startswith("LAST SEEN TYPE REASON OBJECT MESSAGE"), header(out))
+            out = k.out("api-resources", "--namespaced=true", "-o", "name")
+            expect_in("pods", out)
+            out = k.out("explain", "deployment.spec.replicas")
+            expect_in("replicas", out)
+            out = k.out("get", "deploy", "web", "-n", NS, "-o", "jsonpath={.status.readyReplicas}")
+            expect(out == "2", out)
+            out = k.out("get", "pods", "-n", NS, "-l", "app=web", "-o", "name")
+            expect(len(out.split()) == 2, out)
+        c.run("get all / events / api-resources / explain / jsonpath", everyday_reads)
+
+        def delete_foreground():
+            out = k.out("delete", "deployment", "web", "-n", NS, "--cascade=foreground",
+                        "--wait", "--timeout=60s", timeout=90)
+            expect_in('deployment.apps "web" deleted', out)
+            # --wait returned: with foreground deletion the dependents are gone first.
+            pods = k.json("get", "pods", "-n", NS, "-l", "app=web")["items"]
+            rs = k.json("get", "rs", "-n", NS)["items"]
+            expect(not rs, [r["metadata"]["name"] for r in rs])
+            expect(not pods, [p["metadata"]["name"] for p in pods])
+        c.run("delete --cascade=foreground --wait returns after the dependents", delete_foreground)
+
+        code = c.exit_code()
+        print("kubectl daily e2e took %.1f s" % (time.monotonic() - started))
+        if code != 0:
+            print("---- trimtab local log (tail) ----")
+            print("\n".join(cluster.log().splitlines()[-60:]))
+        return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
