@@ -250,14 +250,18 @@ StatusOr<std::vector<std::string>> ClusterClient::SyncPreCreated(
   return changes;
 }
 
-StatusOr<int> ClusterClient::CountTaskManagerPods(const std::string& ns,
-                                                  const std::string& name) const {
+StatusOr<ClusterClient::TaskManagerPods> ClusterClient::CountTaskManagerPods(
+    const std::string& ns, const std::string& name) const {
   TRIMTAB_ASSIGN_OR_RETURN(
       std::vector<Json> pods,
       client_->List(kube::PodsResource(), ns,
                     {.labels = Selector("app=" + name + ",component=taskmanager")}));
-  int n = 0;
-  for (const Json& pod : pods) n += Finished(pod) ? 0 : 1;
+  TaskManagerPods n;
+  for (const Json& pod : pods) {
+    if (Finished(pod)) continue;
+    n.existing++;
+    if (!pod.value("spec", Json::object()).value("nodeName", "").empty()) n.placed++;
+  }
   return n;
 }
 

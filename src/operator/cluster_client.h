@@ -72,8 +72,13 @@ class ClusterClient {
       const std::string& deployment_uid) const;
 
   // The cluster's TaskManager pods (labels app=<name>, component=taskmanager) that are not
-  // terminating and not finished.
-  StatusOr<int> CountTaskManagerPods(const std::string& ns, const std::string& name) const;
+  // terminating and not finished, and how many of them are placed on a node (spec.nodeName).
+  struct TaskManagerPods {
+    int existing = 0;
+    int placed = 0;
+  };
+  StatusOr<TaskManagerPods> CountTaskManagerPods(const std::string& ns,
+                                                 const std::string& name) const;
 
   // The cluster's pods (label app=<name>: JobManager and TaskManagers) that no scheduler has
   // bound to a node yet (spec.nodeName empty, not finished): the job cannot be scheduled.

@@ -23,11 +23,11 @@ bool UsesScheduler(const api::FlinkConfiguration& conf) {
 
 StatusOr<PodDecoration> FlinkDeploymentController::DecorateCluster(
     DeploymentPass& p, const api::FlinkDeploymentSpec& spec,
-    const api::FlinkConfiguration& deploy_config, int existing, bool report) {
+    const api::FlinkConfiguration& deploy_config, int existing, int placed, bool report) {
   const api::FlinkConfiguration config =
       EffectiveConfig(deps_.default_config, p.ns(), spec.flink_version, spec.flink_configuration);
   StatusOr<PodDecoration> d =
-      DecoratePods(decorators_, p.resource.metadata, spec, deploy_config, config, existing);
+      DecoratePods(decorators_, p.resource.metadata, spec, deploy_config, config, existing, placed);
   if (!d.ok()) return d.status().WithContext("pod decoration of " + p.ns() + "/" + p.name());
   if (report) {
     for (const std::string& scheduler : d->undecorated_schedulers) {
@@ -56,20 +56,21 @@ void FlinkDeploymentController::SyncPodGroups(DeploymentPass& p,
   StatusOr<std::optional<Json>> dep = cluster_.JobManagerDeployment(p.ns(), p.name());
   if (!dep.ok()) return warn(dep.status());
   if (!dep->has_value() || (**dep)["metadata"].contains("deletionTimestamp")) return;
-  StatusOr<int> existing = cluster_.CountTaskManagerPods(p.ns(), p.name());
-  if (!existing.ok()) return warn(existing.status());
+  StatusOr<ClusterClient::TaskManagerPods> tms = cluster_.CountTaskManagerPods(p.ns(), p.name());
+  if (!tms.ok()) return warn(tms.status());
   api::ObjectMeta meta = p.resource.metadata;
   StatusOr<api::FlinkConfiguration> deploy_config =
       BuildDeployConfig(meta, spec, config, {.job_id = p.status().job_status.job_id});
   if (!deploy_config.ok()) return warn(deploy_config.status());
-  StatusOr<PodDecoration> d = DecorateCluster(p, spec, *deploy_config, *existing, false);
+  StatusOr<PodDecoration> d = DecorateCluster(p, spec, *deploy_config, tms->existing, tms->placed, false);
   if (!d.ok()) return warn(d.status());
   if (d->pre_creation.empty()) return;
   StatusOr<std::vector<std::string>> changes =
       cluster_.SyncPreCreated(d->pre_creation, p.name(), kube::ObjectUid(**dep));
   if (!changes.ok()) return warn(changes.status());
   for (const std::string& change : *changes) {
-    spdlog::info("{}/{}: {} ({} TaskManager pods exist)", p.ns(), p.name(), change, *existing);
+    spdlog::info("{}/{}: {} ({} TaskManager pods exist, {} placed)", p.ns(), p.name(), change,
+                 tms->existing, tms->placed);
   }
 }
 
@@ -93,11 +94,11 @@ std::optional<core::QueueHeadroom> FlinkDeploymentController::QueueFacts(Deploym
   if (!chain.ok()) return std::nullopt;  // the validator reports it
   const std::optional<std::string> queue = chain->TaskManagerVolcanoQueue();
   if (!queue) return std::nullopt;
-  StatusOr<int> existing = cluster_.CountTaskManagerPods(p.ns(), p.name());
+  StatusOr<ClusterClient::TaskManagerPods> existing = cluster_.CountTaskManagerPods(p.ns(), p.name());
   QueueJobShape shape{.task_manager = {.cpu = tm_cpu,
                                        .memory_bytes = static_cast<int64_t>(tm_memory_bytes)},
                       .slots_per_task_manager = static_cast<int>(TaskSlots(p.config)),
-                      .task_managers = existing.ok() ? *existing : 0};
+                      .task_managers = existing.ok() ? existing->existing : 0};
   core::QueueHeadroom h = ReadQueueHeadroom(*deps_.client, *queue, shape);
   if (!existing.ok() && h.error.empty()) {
     h.error = "count the TaskManager pods: " + existing.status().message();

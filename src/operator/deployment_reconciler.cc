@@ -98,7 +98,8 @@ Status FlinkDeploymentController::Deploy(DeploymentPass& p, const api::FlinkDepl
                                               .job_result_store_id = RandomHexId()}));
   // Step decorators (scheduler name, PodGroup): nothing is created when they fail.
   TRIMTAB_ASSIGN_OR_RETURN(PodDecoration decoration,
-                           DecorateCluster(p, spec, deploy_config, /*existing=*/0, /*report=*/true));
+                           DecorateCluster(p, spec, deploy_config, /*existing=*/0, /*placed=*/0,
+                                           /*report=*/true));
   TRIMTAB_ASSIGN_OR_RETURN(ClusterObjects objects,
                            BuildClusterObjects(meta, spec, deploy_config, decoration.templates));
   objects.pre_creation = std::move(decoration.pre_creation);
@@ -217,7 +218,8 @@ void FlinkDeploymentController::RunAutoscaler(DeploymentPass& p) {
     context.queue = QueueFacts(p, context.task_manager_cpu, context.task_manager_memory_bytes);
     if (!context.queue) {
       // The free room on the nodes, for the scale-guard plugin (issue 28).
-      StatusOr<int> tms = cluster_.CountTaskManagerPods(p.ns(), p.name());
+      StatusOr<ClusterClient::TaskManagerPods> tms =
+          cluster_.CountTaskManagerPods(p.ns(), p.name());
       if (tms.ok()) {
         context.cluster = ReadNodeHeadroom(
             *deps_.client,
@@ -225,7 +227,7 @@ void FlinkDeploymentController::RunAutoscaler(DeploymentPass& p) {
                               .memory_bytes =
                                   static_cast<int64_t>(context.task_manager_memory_bytes)},
              .slots_per_task_manager = static_cast<int>(TaskSlots(p.config)),
-             .task_managers = *tms});
+             .task_managers = tms->existing});
       }
     }
     outcome = deps_.autoscaler->Scale(context);

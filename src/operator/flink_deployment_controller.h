@@ -87,13 +87,13 @@ class FlinkDeploymentController {
 
   // deployment_gang.cc
   // The decorated pods and objects of `spec` (deploy configuration `deploy_config`) with
-  // `existing` TaskManager pods; reports scheduler names without a decorator (Normal event) and
+  // `existing` TaskManager pods, `placed` of them on a node; reports scheduler names without a decorator (Normal event) and
   // missing Queues / PriorityClasses (Warning event) when `report`.
   StatusOr<PodDecoration> DecorateCluster(DeploymentPass& p, const api::FlinkDeploymentSpec& spec,
                                           const api::FlinkConfiguration& deploy_config,
-                                          int existing, bool report);
+                                          int existing, int placed, bool report);
   // Brings the pre-created objects (PodGroup) of the deployed cluster up to date for `spec`:
-  // minMember from the TaskManager pods that exist, minResources from the spec's size. No-op
+  // minMember from the TaskManager pods placed on a node, minResources from the spec's size. No-op
   // without a scheduler name or without a JobManager Deployment. Errors are logged.
   void SyncPodGroups(DeploymentPass& p, const api::FlinkDeploymentSpec& spec);
   // The deployed spec (lastReconciledSpec) when the cluster is deployed and not upgrading.

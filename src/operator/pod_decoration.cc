@@ -49,7 +49,7 @@ StatusOr<PodDecoration> DecoratePods(const decorators::DecoratorRegistry& regist
                                      const api::FlinkDeploymentSpec& spec,
                                      const api::FlinkConfiguration& deploy_conf,
                                      const api::FlinkConfiguration& effective_conf,
-                                     int existing_task_managers) {
+                                     int existing_task_managers, int placed_task_managers) {
   api::FlinkConfiguration conf = deploy_conf;
   if (auto it = effective_conf.find(decorators::kDecoratorsKey); it != effective_conf.end()) {
     conf[it->first] = it->second;
@@ -73,7 +73,8 @@ StatusOr<PodDecoration> DecoratePods(const decorators::DecoratorRegistry& regist
       .job_manager_requests = ContainerRequests(deploy_conf, "jobmanager"),
       .task_manager_requests = ContainerRequests(deploy_conf, "taskmanager"),
       .desired_task_managers = DesiredTaskManagers(spec, sizing, existing_task_managers),
-      .existing_task_managers = existing_task_managers};
+      .existing_task_managers = existing_task_managers,
+      .placed_task_managers = placed_task_managers};
   TRIMTAB_RETURN_IF_ERROR(chain.Run(context, &cluster));
   PodDecoration out;
   out.templates = {.job_manager = std::move(cluster.job_manager_pod_template),

@@ -61,6 +61,6 @@ StatusOr<PodDecoration> DecoratePods(const decorators::DecoratorRegistry& regist
                                      const api::FlinkDeploymentSpec& spec,
                                      const api::FlinkConfiguration& deploy_conf,
                                      const api::FlinkConfiguration& effective_conf,
-                                     int existing_task_managers);
+                                     int existing_task_managers, int placed_task_managers);
 
 }  // namespace trimtab::op

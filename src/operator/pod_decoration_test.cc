@@ -50,7 +50,7 @@ TEST(PodDecorationTest, DecoratesTheUserTemplatesAndLabelsWhatItCreates) {
   spec.flink_configuration = effective;
   StatusOr<api::FlinkConfiguration> deploy = BuildDeployConfig(meta, spec, effective, {});
   ASSERT_TRUE(deploy.ok()) << deploy.status().ToString();
-  StatusOr<PodDecoration> d = DecoratePods(registry, meta, spec, *deploy, effective, 1);
+  StatusOr<PodDecoration> d = DecoratePods(registry, meta, spec, *deploy, effective, 1, 1);
   ASSERT_TRUE(d.ok()) << d.status().ToString();
   EXPECT_EQ(d->templates.task_manager["metadata"]["labels"]["team"], "x");
   EXPECT_EQ(d->templates.task_manager["spec"]["schedulerName"], "volcano");

@@ -146,6 +146,42 @@ TEST_F(VolcanoSchedulerTest, APodGroupNamingAMissingQueueSaysSo) {
   EXPECT_EQ(Bound("lost"), 0);
 }
 
+// Issue 20: a Flink cluster's group has minMember 1 (only the JobManager exists) and
+// minResources of the whole job. With no admission plugin every group is admitted, and the
+// JobManager alone fits the free cpu; the start rule keeps it unbound until the whole job fits.
+TEST_F(VolcanoSchedulerTest, AJobManagerStartsOnlyWhenItsWholeJobFits) {
+  auto config = core::scheduling::ParseSchedulerConfig(
+      "actions: \"enqueue, allocate, backfill\"\n"
+      "tiers:\n"
+      "- plugins:\n"
+      "  - name: priority\n"
+      "  - name: gang\n"
+      "- plugins:\n"
+      "  - name: predicates\n"
+      "  - name: nodeorder\n",
+      "test");
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  Start({.config = *config});
+  Gang("first", 3);  // 3 of the 4 cpus
+  ASSERT_TRUE(Eventually([&] { return Running("first") == 3; }));
+  Create(PodGroupsGvr(), {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+                          {"kind", "PodGroup"},
+                          {"metadata", {{"name", "flink"}}},
+                          {"spec", {{"minMember", 1}, {"minResources", {{"cpu", "3"}}}}}});
+  Json jm = runtime::testing::TestPod("flink-jm", Json(), {{"scheduling.k8s.io/group-name", "flink"}});
+  jm["spec"]["schedulerName"] = "volcano";
+  jm["spec"]["containers"][0]["resources"] = {{"requests", {{"cpu", "1"}}}};
+  Create(PodsGvr(), jm);
+  ASSERT_TRUE(Eventually([&] {
+    const Json group = Group("flink");
+    const Json* c = runtime::FindCondition(group, "Unschedulable");
+    return c && c->value("message", "").find("the whole gang") != std::string::npos;
+  })) << Group("flink").dump();
+  EXPECT_EQ(Bound("flink"), 0);
+  DeleteMembers("first");
+  ASSERT_TRUE(Eventually([&] { return Running("flink") == 1; }));
+}
+
 TEST_F(VolcanoSchedulerTest, AHigherPriorityGangEvictsAWholeLowerPriorityOne) {
   const auto& actions = core::scheduling::KnownActionNames();
   if (std::find(actions.begin(), actions.end(), "gangpreempt") == actions.end()) {

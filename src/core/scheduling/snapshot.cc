@@ -246,6 +246,12 @@ Status ReadPodGroups(const std::vector<Json>& list, const SessionOptions& option
       } else {
         snap->notes.push_back("snapshot: PodGroup " + job.key + ": priorityClassName \"" + pc +
                               "\" not found, job priority " + std::to_string(job.priority));
+        // Volcano falls back silently; the group's events say why its priority is not the one
+        // asked for.
+        job.events.push_back({"Warning", "PriorityClassNotFound",
+                              "spec.priorityClassName: PriorityClass \"" + pc +
+                                  "\" not found, the group gets priority " +
+                                  std::to_string(job.priority)});
       }
     }
     const Json& min_res = Field(spec, "minResources");

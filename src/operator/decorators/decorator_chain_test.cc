@@ -93,6 +93,7 @@ TEST(DecoratorChainTest, OnlyTheTaskManagersOnVolcano) {
   DecoratedCluster out;
   DecoratorContext c = Context();
   c.existing_task_managers = 2;
+  c.placed_task_managers = 2;
   ASSERT_TRUE(chain->Run(c, &out).ok());
   EXPECT_FALSE(out.job_manager_pod_template.contains("spec"));
   EXPECT_FALSE(out.job_manager_pod_template.contains("metadata"));

@@ -13,8 +13,8 @@ namespace trimtab::op::decorators {
 GangSize SizeGang(const DecoratorContext& c, std::optional<int64_t> min_member_cap) {
   const int64_t job_managers = c.job_manager ? std::max(1, c.job_manager_replicas) : 0;
   const int64_t desired = c.task_manager ? std::max(0, c.desired_task_managers) : 0;
-  const int64_t existing =
-      c.task_manager ? std::clamp<int64_t>(c.existing_task_managers, 0, desired) : 0;
+  const int64_t placed =
+      c.task_manager ? std::clamp<int64_t>(c.placed_task_managers, 0, desired) : 0;
   GangSize g;
   g.cpu = static_cast<double>(job_managers) * c.job_manager_requests.cpu +
           static_cast<double>(desired) * c.task_manager_requests.cpu;
@@ -22,7 +22,7 @@ GangSize SizeGang(const DecoratorContext& c, std::optional<int64_t> min_member_c
                    desired * c.task_manager_requests.memory_bytes;
   int64_t cap = job_managers + desired;
   if (min_member_cap) cap = std::min(cap, *min_member_cap);
-  g.min_member = std::max<int64_t>(1, std::min(job_managers + existing, cap));
+  g.min_member = std::max<int64_t>(1, std::min(job_managers + placed, cap));
   return g;
 }
 

@@ -5,11 +5,15 @@
 //                JobManager uses it) and the desired TaskManagers (when the TaskManagers do)
 //   minResources the requests of ALL members (JobManagers + desired TaskManagers), so admission
 //                takes the whole job or nothing
-//   minMember    the members that exist now: the JobManager replicas plus the TaskManager pods
-//                that exist, capped at the desired count (and at a configured minMember); at
-//                least 1. Native Flink creates its TaskManagers only once the JobManager runs,
-//                and Volcano's gang plugin never schedules a group with fewer pods than
-//                minMember, so minMember grows with the pods instead of starting at full size.
+//   minMember    the members placed now: the JobManager replicas plus the TaskManager pods
+//                the scheduler has placed on a node, capped at the desired count (and at a
+//                configured minMember); at least 1. Native Flink creates its TaskManagers only
+//                once the JobManager runs, and Volcano's gang plugin never schedules a group
+//                with fewer pods than minMember, so minMember grows with the pods instead of
+//                starting at full size. It counts placed pods, not existing ones: a group whose
+//                minMember exceeds its placed pods falls back to Pending at the next session
+//                (Volcano's phase rule), gives up its reservation in the queue and leaves its
+//                new TaskManagers unplaced until it is admitted again, while its JobManager runs.
 //
 // Thread-safety: pure functions.
 #pragma once

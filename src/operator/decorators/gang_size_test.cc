@@ -12,7 +12,8 @@ DecoratorContext Both(int desired, int existing) {
                           .job_manager_requests = {.cpu = 0.5, .memory_bytes = int64_t{1600} << 20},
                           .task_manager_requests = {.cpu = 1, .memory_bytes = int64_t{2} << 30},
                           .desired_task_managers = desired,
-                          .existing_task_managers = existing};
+                          .existing_task_managers = existing,
+                          .placed_task_managers = existing};
 }
 
 TEST(GangSizeTest, MinResourcesCoverTheWholeJobMinMemberTheExistingPods) {

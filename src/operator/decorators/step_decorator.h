@@ -75,6 +75,9 @@ struct DecoratorContext {
   int desired_task_managers = 0;
   // This cluster's TaskManager pods that exist now (0 before the first deploy).
   int existing_task_managers = 0;
+  // Of those, the ones the scheduler has placed (spec.nodeName set). minMember counts these: a
+  // TaskManager that waits for a node must not make the running gang unready (gang_size.h).
+  int placed_task_managers = 0;
 };
 
 // The chain's working set; decorators change it in place.

@@ -5,10 +5,12 @@
 // soon as the job is ready. A ready job's placements are committed (binds); a job that is only
 // pipelined keeps its placements for this session, uncommitted; any other job's placements are
 // discarded — all or nothing. Jobs with tasks left go back to their queue, queues back to the
-// heap, so queues interleave by their updated share.
+// heap, so queues interleave by their updated share. A job that has not started yet takes its
+// turn only when its whole minResources fits its queue and the nodes (gang_start.h).
 #include <map>
 
 #include "core/scheduling/actions/actions.h"
+#include "core/scheduling/actions/gang_start.h"
 #include "core/scheduling/plugin_args.h"
 #include "core/scheduling/priority_queue.h"
 #include "core/scheduling/statement.h"
@@ -69,6 +71,10 @@ class AllocateAction final : public Action {
       auto jit = jobs_by_queue.find(q);
       if (jit == jobs_by_queue.end() || jit->second.Empty()) continue;
       JobInfo& job = jobs[jit->second.Pop()];
+      if (!MayStart(ssn, job)) {
+        queue_heap.Push(q);
+        continue;
+      }
       PriorityQueue& task_heap = tasks_by_job.at(job.id);
       Statement stmt(ssn);
       const bool kept = AllocateTasks(ssn, queue, job, task_heap, &stmt);
@@ -92,6 +98,19 @@ class AllocateAction final : public Action {
   }
 
  private:
+  // The start rule (gang_start.h): a job with nothing placed yet starts only when its whole
+  // minResources fits; otherwise it sits out the session with the reason on its group.
+  static bool MayStart(Session& ssn, JobInfo& job) {
+    if (!GangNotStarted(job)) return true;
+    const Resources need = GangStartNeed(job);
+    std::string why;
+    if (GangStartFits(ssn, job, need, &why)) return true;
+    job.job_fit_errors = "the whole gang (minResources <" + ssn.Res(job.min_resources) +
+                         ">) does not fit: " + why;
+    if (ssn.logging()) ssn.Log("allocate: " + job.key + " not started: " + job.job_fit_errors);
+    return false;
+  }
+
   // allocateResourcesForTasks. Returns whether the statement is kept (ready or pipelined);
   // otherwise it was discarded.
   static bool AllocateTasks(Session& ssn, const QueueInfo& queue, JobInfo& job,

@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 
+#include "core/scheduling/actions/gang_start.h"
 #include "core/scheduling/priority_queue.h"
 
 namespace trimtab::core::scheduling {
@@ -197,6 +198,11 @@ bool Simulate(Session& ssn, const QueueInfo& queue, JobInfo& job, const std::vec
     trial.Evict(tasks[id], action, job.key,
                 action + "ed by " + job.key + " (job priority " + std::to_string(job.priority) + ")");
   }
+  // A job that has not started needs room for its whole minResources (gang_start.h).
+  if (GangNotStarted(job) && !GangStartFits(ssn, job, GangStartNeed(job), nullptr)) {
+    trial.Discard();
+    return false;
+  }
   for (int id : pending) {
     TaskInfo& task = tasks[id];
     if (!ssn.Allocatable(queue, task)) {
@@ -233,6 +239,7 @@ bool EvictForJob(Session& ssn, const QueueInfo& queue, JobInfo& job,
   const std::vector<int> pending = PendingTasks(ssn, job);
   if (pending.empty()) return false;
   Resources need = Sum(tasks, pending);
+  if (GangNotStarted(job)) need.MaxDimension(GangStartNeed(job));
   if (options.reclaim) {
     TaskInfo total = tasks[pending[0]];
     total.resreq = need;

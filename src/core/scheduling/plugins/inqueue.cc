@@ -40,4 +40,26 @@ std::string QuotaInsufficientMessage(const std::vector<std::string>& failed) {
   return msg;
 }
 
+std::string AdmissionRefusal(const Session& ssn, const JobInfo& job,
+                             const Resources& real_capability,
+                             const std::vector<std::string>& failed) {
+  std::string msg = QuotaInsufficientMessage(failed);
+  if (!job.min_resources.LessEqualOnRequested(real_capability, job.min_resources, ssn.names())) {
+    Resources shown = real_capability;
+    // Only the dimensions minResources names; an unlimited one cannot be what is exceeded.
+    for (int d = 0; d < kMaxResourceDims; ++d) {
+      if (job.min_resources[d] <= 0) shown[d] = 0;
+    }
+    msg += "; spec.minResources <" + ssn.Res(job.min_resources) +
+           "> exceeds the real capability <" + ssn.Res(shown) + "> of queue \"" +
+           job.queue_name + "\": the group can never be admitted";
+  }
+  return msg;
+}
+
+std::string QueueNotOpenMessage(const QueueInfo& queue) {
+  return "queue \"" + queue.name + "\" is " + queue.state +
+         " (status.state): it admits no new PodGroups";
+}
+
 }  // namespace trimtab::core::scheduling

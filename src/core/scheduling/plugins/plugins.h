@@ -38,6 +38,15 @@ Resources QueueRealCapability(const QueueInfo& queue, const Resources& total,
 // "queue resource quota insufficient: insufficient cpu, insufficient memory"
 // (util.FormatResourceNames), the admission plugins' PodGroup event.
 std::string QuotaInsufficientMessage(const std::vector<std::string>& failed);
+// The admission refusal of `job`: QuotaInsufficientMessage, and when minResources alone exceeds
+// the queue's real capability, that it never fits: "...; spec.minResources <cpu 6> exceeds the
+// real capability <cpu 4> of queue \"small\": the group can never be admitted".
+std::string AdmissionRefusal(const Session& ssn, const JobInfo& job,
+                             const Resources& real_capability,
+                             const std::vector<std::string>& failed);
+// "queue \"q\" is Closed (status.state): it admits no new PodGroups", the event a group gets
+// when its queue refuses it for not being Open.
+std::string QueueNotOpenMessage(const QueueInfo& queue);
 
 // Whether an Inqueue group, or a Running group with at least minMember allocated tasks,
 // reserves the rest of its minResources (both plugins' accounting at session open).

@@ -167,6 +167,7 @@ class ProportionPlugin final : public Plugin {
     ssn.AddJobEnqueueableFn(name(), [this, &ssn](const JobInfo& job) {
       const QueueInfo& q = ssn.queues()[job.queue];
       if (!q.IsOpen()) {
+        ssn.jobs()[job.id].events.push_back({"Normal", "Unschedulable", QueueNotOpenMessage(q)});
         if (ssn.logging()) ssn.Log("proportion: " + job.key + " rejected: queue " + q.name + " is " + q.state);
         return static_cast<int>(kReject);
       }
@@ -178,7 +179,7 @@ class ProportionPlugin final : public Plugin {
       if (r.LessEqualOnRequested(a->real_capability, job.min_resources, ssn.names(), &failed)) {
         return static_cast<int>(kPermit);
       }
-      const std::string msg = QuotaInsufficientMessage(failed);
+      const std::string msg = AdmissionRefusal(ssn, job, a->real_capability, failed);
       JobInfo& mj = ssn.jobs()[job.id];
       mj.events.push_back({"Normal", "Unschedulable", msg});
       if (ssn.logging()) {

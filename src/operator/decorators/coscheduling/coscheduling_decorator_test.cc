@@ -23,7 +23,8 @@ TEST(CoschedulingDecoratorTest, LabelsThePodsAndPreCreatesTheGroup) {
                                  .job_manager_requests = {.cpu = 1, .memory_bytes = 1 << 30},
                                  .task_manager_requests = {.cpu = 1, .memory_bytes = 1 << 30},
                                  .desired_task_managers = 2,
-                                 .existing_task_managers = 2};
+                                 .existing_task_managers = 2,
+                                 .placed_task_managers = 2};
   ASSERT_TRUE(d.Decorate(context, &c).ok());
   EXPECT_EQ(c.job_manager_pod_template["metadata"]["labels"]["scheduling.x-k8s.io/pod-group"],
             "podgroup-wc");

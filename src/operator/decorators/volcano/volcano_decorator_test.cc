@@ -17,7 +17,8 @@ DecoratorContext Context(int existing) {
                           .job_manager_requests = {.cpu = 1, .memory_bytes = int64_t{1} << 30},
                           .task_manager_requests = {.cpu = 2, .memory_bytes = int64_t{4} << 30},
                           .desired_task_managers = 3,
-                          .existing_task_managers = existing};
+                          .existing_task_managers = existing,
+                          .placed_task_managers = existing};
 }
 
 VolcanoDecorator Make(const Json& config) {
