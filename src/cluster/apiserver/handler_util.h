@@ -16,7 +16,8 @@ namespace trimtab::cluster {
 struct ApiHandler::Call {
   const http::HttpRequest& req;
   RequestInfo info;
-  ResourceType type;
+  std::shared_ptr<const ResourceType> type_ref;  // keeps `type` alive for the request
+  const ResourceType& type;
   bool table = false;
   TableRowObject rows = TableRowObject::kMetadata;
   WriteOptions write;

@@ -73,12 +73,13 @@ HttpResponse ApiHandler::Route(const HttpRequest& request) {
     return ErrorResponse(ApiError{404, "NotFound",
                                   "the server could not find the requested resource", nullptr});
   }
-  auto type = objects_->registry()->Find(info->group, info->version, info->resource);
+  std::shared_ptr<const ResourceType> type =
+      objects_->registry()->FindShared(info->group, info->version, info->resource);
   if (!type || !type->served) {
     return ErrorResponse(ApiError{404, "NotFound",
                                   "the server could not find the requested resource", nullptr});
   }
-  Call call{request, std::move(*info), std::move(*type)};
+  Call call{request, std::move(*info), type, *type};
   return ServeResource(call);
 }
 

@@ -23,8 +23,8 @@ std::optional<ApiError> AdmitPriority(const ObjectService& objects, const Resour
   const bool pod = create && type.group.empty() && type.plural == "pods";
   const bool priority_class = type.group == "scheduling.k8s.io" && type.plural == "priorityclasses";
   if (!pod && !priority_class) return std::nullopt;
-  std::optional<ResourceType> classes_type =
-      objects.registry()->Find("scheduling.k8s.io", "v1", "priorityclasses");
+  std::shared_ptr<const ResourceType> classes_type =
+      objects.registry()->FindShared("scheduling.k8s.io", "v1", "priorityclasses");
   if (!classes_type) return std::nullopt;
   auto classes = objects.List(*classes_type, "", ListOptions{});
   if (!classes.ok()) return classes.error();

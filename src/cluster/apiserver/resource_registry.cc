@@ -10,7 +10,8 @@ std::string Key(const std::string& group, const std::string& version, const std:
 void ResourceRegistry::Put(ResourceType type) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    types_[Key(type.group, type.version, type.plural)] = std::move(type);
+    const std::string key = Key(type.group, type.version, type.plural);
+    types_[key] = std::make_shared<const ResourceType>(std::move(type));
     ++revision_;
   }
   Notify();
@@ -20,7 +21,7 @@ void ResourceRegistry::RemoveGroupResource(const std::string& group, const std::
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto it = types_.begin(); it != types_.end();) {
-      if (it->second.group == group && it->second.plural == plural) {
+      if (it->second->group == group && it->second->plural == plural) {
         it = types_.erase(it);
       } else {
         ++it;
@@ -34,10 +35,17 @@ void ResourceRegistry::RemoveGroupResource(const std::string& group, const std::
 std::optional<ResourceType> ResourceRegistry::Find(const std::string& group,
                                                    const std::string& version,
                                                    const std::string& plural) const {
+  std::shared_ptr<const ResourceType> type = FindShared(group, version, plural);
+  if (!type) return std::nullopt;
+  return *type;
+}
+
+std::shared_ptr<const ResourceType> ResourceRegistry::FindShared(const std::string& group,
+                                                                 const std::string& version,
+                                                                 const std::string& plural) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = types_.find(Key(group, version, plural));
-  if (it == types_.end()) return std::nullopt;
-  return it->second;
+  return it == types_.end() ? nullptr : it->second;
 }
 
 bool ResourceRegistry::Contains(const std::string& group, const std::string& version,
@@ -51,7 +59,7 @@ std::optional<ResourceType> ResourceRegistry::FindByKind(const std::string& grou
                                                          const std::string& kind) const {
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& [key, type] : types_) {
-    if (type.group == group && type.version == version && type.kind == kind) return type;
+    if (type->group == group && type->version == version && type->kind == kind) return *type;
   }
   return std::nullopt;
 }
@@ -60,7 +68,7 @@ std::vector<ResourceType> ResourceRegistry::List() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<ResourceType> out;
   out.reserve(types_.size());
-  for (const auto& [key, type] : types_) out.push_back(type);
+  for (const auto& [key, type] : types_) out.push_back(*type);
   return out;
 }
 

@@ -4,12 +4,14 @@
 // derived from it, so a CRD becomes servable the moment it is registered.
 //
 // Ownership: the API server owns one registry. Thread-safety: all methods are safe for
-// concurrent use; Find/List return copies, so callers never hold references into the registry.
+// concurrent use; Find/List return copies and FindShared an immutable snapshot of the type, so
+// callers never hold references into the registry's map.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -85,6 +87,12 @@ class ResourceRegistry {
 
   std::optional<ResourceType> Find(const std::string& group, const std::string& version,
                                    const std::string& plural) const;
+  // Like Find, without copying: the type as registered (nullptr when absent). A later Put
+  // replaces the registry's pointer and leaves this one as it was. Request handling uses it: a
+  // copy carries the whole OpenAPI schema.
+  std::shared_ptr<const ResourceType> FindShared(const std::string& group,
+                                                 const std::string& version,
+                                                 const std::string& plural) const;
   // Whether Find would find the type, without copying it (request routing asks this for every
   // request; a copy carries the whole schema).
   bool Contains(const std::string& group, const std::string& version,
@@ -101,7 +109,8 @@ class ResourceRegistry {
   void Notify();
 
   mutable std::mutex mu_;
-  std::map<std::string, ResourceType> types_;  // key: group/version/plural; guarded by mu_
+  // key: group/version/plural; guarded by mu_. Never modified in place (FindShared).
+  std::map<std::string, std::shared_ptr<const ResourceType>> types_;
   uint64_t revision_ = 0;                      // guarded by mu_
   std::vector<RegistryListener> listeners_;    // guarded by mu_
 };
