@@ -135,7 +135,12 @@ bool LifecycleController::FinishCrd(const ResourceType& crd_type, const Json& cr
 bool LifecycleController::FinishPods() {
   auto type = objects_->registry()->Find("", "v1", "pods");
   if (!type) return false;
-  auto list = objects_->List(*type, "", ListOptions{});
+  // Only terminating pods matter; the others (nearly all) are not decoded.
+  ListOptions options;
+  options.stored_text_filter = [](std::string_view stored) {
+    return stored.find("deletionTimestamp") != std::string_view::npos;
+  };
+  auto list = objects_->List(*type, "", options);
   if (!list.ok()) return true;
   bool waiting = false;
   TimePoint now = objects_->clock()->Now();

@@ -234,7 +234,8 @@ ApiResult<ListOutput> ObjectService::List(const ResourceType& type, std::string_
                            {"retryAfterSeconds", 1}}};
     }
   }
-  bool filtered = !options.labels.Empty() || !options.fields.Empty();
+  bool filtered = !options.labels.Empty() || !options.fields.Empty() ||
+                  static_cast<bool>(options.stored_text_filter);
   ListOutput out;
   const int64_t batch = options.limit > 0 ? std::max<int64_t>(options.limit, 64) : 0;
   while (true) {
@@ -250,6 +251,7 @@ ApiResult<ListOutput> ObjectService::List(const ResourceType& type, std::string_
     for (size_t i = 0; i < page->items.size(); ++i) {
       const KeyValue& kv = page->items[i];
       start = kv.key;
+      if (options.stored_text_filter && !options.stored_text_filter(kv.value)) continue;
       auto object = Decode(kv, type);
       if (!object || !Matches(type, *object, options.labels, options.fields)) continue;
       out.items.push_back(std::move(*object));

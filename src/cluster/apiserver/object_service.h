@@ -69,6 +69,10 @@ struct ListOptions {
   std::string continue_token;
   std::string resource_version;        // "", "0" or a revision
   std::string resource_version_match;  // "", "NotOlderThan", "Exact"
+  // Internal callers only: a cheap test on an object's stored JSON text; objects that fail it
+  // are skipped without being decoded. It must hold for every object the caller wants (a
+  // superset test, e.g. "the text mentions deletionTimestamp"). Unset: every object.
+  std::function<bool(std::string_view stored)> stored_text_filter;
 };
 
 struct ListOutput {
