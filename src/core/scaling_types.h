@@ -98,6 +98,10 @@ struct VertexInfo {
   int max_parallelism = 128;           // key groups
   std::optional<int> num_partitions;   // sources only: Kafka partitions / splits, if known
   bool finished = false;
+  // Flink's slotSharingGroupId (job details). Vertices of one group share slots: the group needs
+  // as many as its largest parallelism, and a job the sum over its groups. Empty = the default
+  // group, which every vertex without one shares.
+  std::string slot_sharing_group;
 };
 
 // The job graph; vertices are listed in topological order (sources first).

@@ -60,6 +60,7 @@ Json ToJson(const JobTopology& t) {
     if (!v.name.empty()) jv["name"] = v.name;
     if (v.num_partitions) jv["partitions"] = *v.num_partitions;
     if (v.finished) jv["finished"] = true;
+    if (!v.slot_sharing_group.empty()) jv["slotSharingGroup"] = v.slot_sharing_group;
     vertices.push_back(std::move(jv));
   }
   Json edges = Json::array();
@@ -147,6 +148,7 @@ StatusOr<JobTopology> JobTopologyFromJson(const Json& j, const std::string& path
     TRIMTAB_RETURN_IF_ERROR(vr.OptionalInt("maxParallelism", &max_parallelism));
     TRIMTAB_RETURN_IF_ERROR(vr.OptionalInt("partitions", &partitions));
     TRIMTAB_RETURN_IF_ERROR(vr.OptionalBool("finished", &v.finished));
+    TRIMTAB_RETURN_IF_ERROR(vr.OptionalString("slotSharingGroup", &v.slot_sharing_group));
     TRIMTAB_RETURN_IF_ERROR(vr.NoUnknownFields());
     if (v.id.empty()) return InvalidArgumentError(vpath + ".id: must not be empty");
     if (t.Find(v.id)) return InvalidArgumentError(vpath + ".id: duplicate vertex \"" + v.id + "\"");

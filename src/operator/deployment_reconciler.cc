@@ -287,6 +287,31 @@ void FlinkDeploymentController::RunAutoscaler(DeploymentPass& p) {
     p.resource.spec.flink_configuration[flink_keys::kParallelismOverrides] =
         FormatFlinkParallelismOverrides(overrides);
   }
+  // Memory tuning's TaskManager configuration, while memory.tuning.enabled (upstream
+  // realizeConfigOverrides): into the spec about to be diffed, like the parallelism overrides.
+  if (outcome.ok() && (!outcome->config_overrides.empty() || !outcome->config_removals.empty())) {
+    bool tuning = false;
+    for (const char* key : {"job.autoscaler.memory.tuning.enabled",
+                            "kubernetes.operator.job.autoscaler.memory.tuning.enabled"}) {
+      if (auto it = p.config.find(key); it != p.config.end()) {
+        StatusOr<bool> on = ParseFlinkBool(key, it->second);
+        tuning = on.ok() && *on;
+        break;
+      }
+    }
+    if (tuning) {
+      const std::optional<int64_t> spec_memory =
+          context.task_manager_memory_bytes > 0
+              ? std::optional<int64_t>(static_cast<int64_t>(context.task_manager_memory_bytes))
+              : std::nullopt;
+      const std::string why = RealizeMemoryOverrides(
+          outcome->config_overrides, outcome->config_removals, spec_memory, &p.resource.spec);
+      if (!why.empty()) {
+        spdlog::warn("{}/{}: memory tuning: TaskManager memory not adjusted: {}", p.ns(), p.name(),
+                     why);
+      }
+    }
+  }
   RefreshConfig(p);
 }
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "operator/operator_config.h"
+#include "operator/process_resources.h"
 
 namespace trimtab::op {
 namespace {
@@ -112,6 +113,38 @@ TEST(FlinkConfigBuilderTest, OperatorConfigDefaultsAndErrors) {
   EXPECT_FALSE(ParseOperatorConfig({{"kubernetes.operator.job.restart.failed", "maybe"}}).ok());
   EXPECT_FALSE(
       ParseOperatorConfig({{"kubernetes.operator.periodic.savepoint.interval", "0 0 * * * ?"}}).ok());
+}
+
+// Issue 23: memory tuning's overrides land in the spec as upstream's KubernetesScalingRealizer
+// writes them: configuration first, then the TaskManager memory field that is in effect.
+TEST(FlinkConfigBuilderTest, MemoryTuningOverridesRewriteTheTaskManagerMemory) {
+  const std::map<std::string, std::string> overrides = {
+      {"taskmanager.memory.process.size", "1073741824 bytes"},
+      {"taskmanager.memory.managed.fraction", "0.0"}};
+  const std::set<std::string> removals = {"taskmanager.memory.task.heap.size"};
+  // Legacy resource.memory: replaced by the tuned bytes.
+  api::FlinkDeployment d = Deployment();
+  d.spec.flink_configuration["taskmanager.memory.task.heap.size"] = "1g";
+  EXPECT_EQ(RealizeMemoryOverrides(overrides, removals, 2LL << 30, &d.spec), "");
+  EXPECT_EQ(d.spec.task_manager->resource->memory, "1073741824");
+  EXPECT_EQ(d.spec.flink_configuration.count("taskmanager.memory.task.heap.size"), 0u);
+  EXPECT_EQ(d.spec.flink_configuration.at("taskmanager.memory.managed.fraction"), "0.0");
+  // resources with requests and limits: the request is tuned, the limit keeps its factor (x2).
+  d = Deployment();
+  d.spec.task_manager =
+      api::TaskManagerSpec{.resources = Json{{"requests", {{"memory", "2Gi"}}},
+                                             {"limits", {{"memory", "4Gi"}}}}};
+  EXPECT_EQ(RealizeMemoryOverrides(overrides, removals, 2LL << 30, &d.spec), "");
+  EXPECT_EQ(d.spec.task_manager->resources["requests"]["memory"], "1073741824");
+  EXPECT_EQ(d.spec.task_manager->resources["limits"]["memory"], "2147483648");
+  // Only a limit: the limit is tuned.
+  d.spec.task_manager = api::TaskManagerSpec{.resources = Json{{"limits", {{"memory", "2Gi"}}}}};
+  EXPECT_EQ(RealizeMemoryOverrides(overrides, removals, 2LL << 30, &d.spec), "");
+  EXPECT_EQ(d.spec.task_manager->resources["limits"]["memory"], "1073741824");
+  // No TaskManager memory in the spec: the configuration changes, the resources do not.
+  d.spec.task_manager = api::TaskManagerSpec{};
+  EXPECT_EQ(RealizeMemoryOverrides(overrides, removals, 2LL << 30, &d.spec),
+            "the spec sets no TaskManager memory");
 }
 
 }  // namespace

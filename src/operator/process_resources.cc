@@ -170,4 +170,54 @@ StatusOr<ProcessResources> ResolveProcessResources(std::string_view component,
   return out;
 }
 
+std::string RealizeMemoryOverrides(const std::map<std::string, std::string>& overrides,
+                                   const std::set<std::string>& removals,
+                                   std::optional<int64_t> spec_memory_bytes,
+                                   api::FlinkDeploymentSpec* spec) {
+  for (const std::string& key : removals) spec->flink_configuration.erase(key);
+  for (const auto& [key, value] : overrides) spec->flink_configuration[key] = value;
+  std::optional<int64_t> total = spec_memory_bytes;
+  if (auto it = spec->flink_configuration.find("taskmanager.memory.process.size");
+      it != spec->flink_configuration.end()) {
+    StatusOr<int64_t> bytes = ParseResourceMemory(it->second);
+    if (!bytes.ok()) return "taskmanager.memory.process.size: " + bytes.status().message();
+    total = *bytes;
+  }
+  if (!total || *total <= 0) return "the tuned TaskManager memory is not valid";
+  if (!spec->task_manager) return "the spec sets no TaskManager memory";
+  api::TaskManagerSpec& tm = *spec->task_manager;
+  const std::string tuned = std::to_string(*total);
+  if (!HasRequirements(tm.resources)) {
+    if (!tm.resource || tm.resource->memory.empty()) return "the spec sets no TaskManager memory";
+    StatusOr<int64_t> current = ParseResourceMemory(tm.resource->memory);
+    if (current.ok() && *current == *total) return "";
+    tm.resource->memory = tuned;
+    return "";
+  }
+  Json* requests = tm.resources.contains("requests") ? &tm.resources["requests"] : nullptr;
+  Json* limits = tm.resources.contains("limits") ? &tm.resources["limits"] : nullptr;
+  const auto memory_of = [](Json* part) -> std::optional<int64_t> {
+    if (!part || !part->is_object() || !part->contains("memory")) return std::nullopt;
+    const Json& m = (*part)["memory"];
+    StatusOr<int64_t> b = ParseResourceMemory(m.is_string() ? m.get<std::string>() : m.dump());
+    return b.ok() ? std::optional<int64_t>(*b) : std::nullopt;
+  };
+  const std::optional<int64_t> request = memory_of(requests);
+  const std::optional<int64_t> limit = memory_of(limits);
+  if (request) {
+    if (*request == *total) return "";
+    (*requests)["memory"] = tuned;
+    if (limit) {
+      const double ratio = static_cast<double>(*total) / static_cast<double>(*request);
+      (*limits)["memory"] = std::to_string(std::llround(static_cast<double>(*limit) * ratio));
+    }
+    return "";
+  }
+  if (limit) {
+    if (*limit != *total) (*limits)["memory"] = tuned;
+    return "";
+  }
+  return "the spec sets no TaskManager memory";
+}
+
 }  // namespace trimtab::op

@@ -15,7 +15,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -43,5 +45,18 @@ std::string FormatDouble(double v);
 StatusOr<ProcessResources> ResolveProcessResources(std::string_view component,
                                                    const std::optional<api::Resource>& resource,
                                                    const Json& resources);
+
+// Applies memory tuning's configuration changes (job.autoscaler.memory.tuning.enabled) to a
+// FlinkDeployment spec, as upstream's KubernetesScalingRealizer.realizeConfigOverrides:
+// `removals`, then `overrides`, into flinkConfiguration; then the tuned
+// taskmanager.memory.process.size (or, without one, `spec_memory_bytes`) into whichever
+// TaskManager memory field is in effect: resources.requests.memory (the limit scaled by the same
+// ratio, so the limit factor stays), else resources.limits.memory, else resource.memory, written
+// as plain bytes. A spec that sets no TaskManager memory keeps its resources. Returns why the
+// memory was not written ("" when it was, or needed no change).
+std::string RealizeMemoryOverrides(const std::map<std::string, std::string>& overrides,
+                                   const std::set<std::string>& removals,
+                                   std::optional<int64_t> spec_memory_bytes,
+                                   api::FlinkDeploymentSpec* spec);
 
 }  // namespace trimtab::op

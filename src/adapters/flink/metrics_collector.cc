@@ -136,6 +136,7 @@ StatusOr<FlinkJobDetails> ParseJobDetails(const Json& j, const std::string& wher
     info.finished = StringOr(v, "status") == "FINISHED";
     if (std::string ssg = StringOr(v, "slotSharingGroupId"); !ssg.empty()) {
       d.slot_sharing_group[info.id] = ssg;
+      info.slot_sharing_group = ssg;
     }
     FlinkVertexIo io;
     if (auto m = v.find("metrics"); m != v.end() && m->is_object()) {

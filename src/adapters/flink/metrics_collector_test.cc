@@ -125,6 +125,8 @@ TEST_F(MetricsCollectorTest, JobDetailsBecomeATopology) {
   EXPECT_EQ(d->io.at(kMap).read_records, 9000);
   EXPECT_EQ(d->io.at(kSrc).accumulated_busy_time, 1200);
   EXPECT_EQ(d->slot_sharing_group.at(kSrc), "a9c1f5e2d3b4a6978877665544332211");
+  // The vertex carries its group for the quota and slot checks (issue 23).
+  EXPECT_EQ(t.vertices[0].slot_sharing_group, "a9c1f5e2d3b4a6978877665544332211");
 }
 
 TEST_F(MetricsCollectorTest, CollectsOneRawSampleWithUpstreamSemantics) {

@@ -3,7 +3,8 @@
 // down deterministically until a slot limit is met.
 //
 // With slot sharing (Flink's default: every vertex in one slot-sharing group) a job needs as many
-// slots as its largest vertex parallelism; without it, the sum of all parallelisms.
+// slots as its largest vertex parallelism, per slot-sharing group (VertexInfo::slot_sharing_group)
+// summed over the groups; without it, the sum of all parallelisms.
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -20,7 +21,9 @@ int SlotsNeeded(const JobTopology& topology, const ScalingSummaries& summaries, 
 // Lowers scale-ups (never below a vertex's current parallelism, never touching scale-downs) until
 // the job fits in `max_slots`, or no scale-up is left to cut. Entries whose new parallelism ends
 // equal to the current one are dropped. Which vertex is cut is deterministic:
-//   slot sharing: every scale-up is clamped to max(current, max_slots);
+//   slot sharing, one group: every scale-up is clamped to max(current, max_slots);
+//   slot sharing, several groups: one slot at a time from the group whose maximum rises most
+//                 (all of its scale-ups at the group's new maximum), ties to the smaller name;
 //   otherwise:    one slot at a time from the vertex with the largest remaining increase, ties
 //                 to the smallest vertex id.
 ScalingSummaries CapScaleUps(const JobTopology& topology, const ScalingSummaries& summaries,

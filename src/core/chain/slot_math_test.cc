@@ -31,6 +31,29 @@ TEST(SlotMathTest, VerticesOnlyInTheSummariesAndRepeatedIdsCountOnce) {
   EXPECT_EQ(SlotsNeeded(t, s, true, true), 9);
 }
 
+// Issue 23: vertices carry their slot-sharing group; each group needs its largest parallelism.
+TEST(SlotMathTest, SlotSharingCountsPerGroup) {
+  JobTopology t = LinearTopology({2, 4, 3});
+  t.vertices[0].slot_sharing_group = "a";
+  t.vertices[1].slot_sharing_group = "a";
+  t.vertices[2].slot_sharing_group = "b";
+  ScalingSummaries s{{"v0", Summary(2, 6)}, {"v2", Summary(3, 5)}};
+  EXPECT_EQ(SlotsNeeded(t, s, true, false), 4 + 3);
+  EXPECT_EQ(SlotsNeeded(t, s, true, true), 6 + 5);
+  EXPECT_EQ(SlotsNeeded(t, s, false, true), 6 + 4 + 5);
+  // Cut to 9 slots, one slot at a time from the group whose maximum rises most (ties to the
+  // smaller name): a 6 -> 5, then b 5 -> 4.
+  ScalingSummaries capped = CapScaleUps(t, s, 9, true);
+  EXPECT_EQ(SlotsNeeded(t, capped, true, true), 9);
+  EXPECT_EQ(capped.at("v0").new_parallelism, 5);
+  EXPECT_EQ(capped.at("v2").new_parallelism, 4);
+  // Below what the job holds: b's scale-up goes; v0's rise to 4 stays, as it costs no slot (v1
+  // holds group a at 4 already).
+  capped = CapScaleUps(t, s, 2, true);
+  ASSERT_EQ(capped.size(), 1u);
+  EXPECT_EQ(capped.at("v0").new_parallelism, 4);
+}
+
 TEST(SlotMathTest, CapWithSlotSharingClampsScaleUpsOnly) {
   JobTopology t = LinearTopology({2, 4, 3});
   ScalingSummaries s{{"v0", Summary(2, 8)}, {"v1", Summary(4, 5)}, {"v2", Summary(3, 1)}};

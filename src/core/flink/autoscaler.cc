@@ -7,6 +7,8 @@
 #include "core/flink/behavior_shaping.h"
 #include "core/flink/custom_metrics.h"
 #include "core/flink/evaluator.h"
+#include "core/flink/java_number_format.h"
+#include "core/flink/memory_tuning.h"
 #include "core/flink/vertex_scaler.h"
 
 namespace trimtab::core::flink {
@@ -18,6 +20,7 @@ std::string Num(double v) { return FormatLogNumber(v); }
 
 std::string ScalingReportLines(const ScalingSummaries& s) {
   // Appended piece by piece: the chain reports every vetoed cycle, every minute on noisy load.
+  // Numbers as upstream's String.format("%.2f") prints them (half up on the shortest digits).
   std::string out;
   for (const auto& [id, summary] : s) {
     const MetricMap& m = summary.metrics;
@@ -28,11 +31,11 @@ std::string ScalingReportLines(const ScalingSummaries& s) {
     out += " -> ";
     out += std::to_string(summary.new_parallelism);
     out += " | Processing capacity ";
-    out += FormatFixed(Average(m, kMetricTrueProcessingRate), 2);
+    out += FormatJavaFixed(Average(m, kMetricTrueProcessingRate), 2);
     out += " -> ";
-    out += FormatFixed(Current(m, kMetricExpectedProcessingRate), 2);
+    out += FormatJavaFixed(Current(m, kMetricExpectedProcessingRate), 2);
     out += " | Target data rate ";
-    out += FormatFixed(Average(m, kMetricTargetDataRate), 2);
+    out += FormatJavaFixed(Average(m, kMetricTargetDataRate), 2);
     out += "}";
   }
   return out;
@@ -88,7 +91,10 @@ void UpdateRestartTracking(const AutoscalerInput& in, const AutoscalerOptions& o
                            AutoscalerState* state, DecisionLog* log) {
   if (state->scaling_tracking.empty() || !in.job_running_since) return;
   ScalingRecord& last = state->scaling_tracking.back();
-  if (last.restart_duration || *in.job_running_since < last.time) return;
+  // A job that reports running since before the scaling (clock skew, or a rescale the job took
+  // without a restart) gets a negative duration recorded, as upstream records it; it counts for
+  // nothing in EffectiveRestartTime, and the record takes no later duration.
+  if (last.restart_duration) return;
   for (const auto& [vertex, target] : last.target_parallelism) {
     const VertexInfo* v = in.topology.Find(vertex);
     if (v && v->parallelism != target) return;
@@ -144,15 +150,27 @@ void NoteCustomCollection(const AutoscalerInput& in, DecisionLog* log) {
   }
 }
 
-// Returns the blocking reason from quota.cpu / quota.memory, or "".
-std::string QuotaBlock(const ScalingSummaries& s, const AutoscalerOptions& o,
-                       const TaskManagerResources& r) {
+// Returns the blocking reason from quota.cpu / quota.memory, or "". As upstream
+// (ScalingExecutor.scalingWouldExceedResourceQuota): per slot-sharing group the largest current
+// and new parallelism of the group's *scaled* vertices (0 when none is scaled), summed over the
+// groups; TaskManagers = slots / slots per TaskManager (integer division). Vertices without a
+// group share the default one.
+std::string QuotaBlock(const ScalingSummaries& s, const JobTopology& topology,
+                       const AutoscalerOptions& o, const TaskManagerResources& r) {
   if (!o.quota_cpu && !o.quota_memory_bytes) return "";
   const int slots = std::max(1, r.slots_per_task_manager);
-  int cur_max = 0, new_max = 0;
-  for (const auto& [id, summary] : s) {
-    cur_max = std::max(cur_max, summary.current_parallelism);
-    new_max = std::max(new_max, summary.new_parallelism);
+  std::map<std::string, std::pair<int, int>> groups;  // group -> (current max, new max)
+  for (const VertexInfo& v : topology.vertices) {
+    auto& [cur, next] = groups[v.slot_sharing_group];
+    auto it = s.find(v.id);
+    if (it == s.end()) continue;
+    cur = std::max(cur, it->second.current_parallelism);
+    next = std::max(next, it->second.new_parallelism);
+  }
+  int cur_max = 0, new_max = 0;  // summed over the groups
+  for (const auto& [group, maxima] : groups) {
+    cur_max += maxima.first;
+    new_max += maxima.second;
   }
   const int64_t cur_tms = cur_max / slots;
   const int64_t new_tms = new_max / slots;
@@ -227,6 +245,9 @@ Millis EffectiveRestartTime(const AutoscalerState& state, const AutoscalerOption
       if (took && o.restart_time_tracking_backlog && r.restart_backlog) {
         took = std::max(*took, *r.restart_backlog);
       }
+      // Upstream floors a record to whole seconds and ignores one below 0 s: every negative
+      // duration.
+      if (took && *took < Millis(0)) continue;
       if (took && (!longest || *took > *longest)) longest = took;
     }
     if (longest) {
@@ -299,6 +320,7 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
   DecisionLog& log = res.log;
   log.time = in.now;
   for (const std::string& key : o.ignored_keys) log.Note("collect", "ignored option " + key);
+  for (const std::string& warning : o.warnings) log.Note("collect", "warning: " + warning);
 
   if (!o.enabled) {
     log.outcome = CycleOutcome::kDisabled;
@@ -319,6 +341,10 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
   // 1. Collect.
   TRIMTAB_RETURN_IF_ERROR(ValidateCustomMetrics(in.custom_metrics));
   TRIMTAB_RETURN_IF_ERROR(ValidateCustomSamples(in.custom_metrics, in.samples));
+  // Expired tracking records go before the restart time is read from them, every cycle, as
+  // upstream trims them on every collection (the newest record always stays).
+  TrimHistory(&state.scaling_tracking, static_cast<size_t>(std::max(1, o.history_max_count)),
+              in.now - o.history_max_age, true);
   UpdateRestartTracking(in, o, &state, &log);
   TRIMTAB_ASSIGN_OR_RETURN(WindowStatus ws,
                            UpdateMetricWindow(in.samples, in.topology, o, in.job_running_since,
@@ -354,6 +380,7 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
   TRIMTAB_ASSIGN_OR_RETURN(res.evaluated,
                            EvaluateMetrics(in.topology, state.metric_window, o, restart_time,
                                            &backlog, &evaluate_notes, &step_pending));
+  res.processing_backlog = backlog;
   SetCurrent(&res.evaluated.global, kMetricRestartTime,
              std::chrono::duration<double>(restart_time).count());
   log.Note("evaluate", "restart time " + FormatFlinkDuration(restart_time) +
@@ -616,7 +643,44 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
     res.state = std::move(state);
     return res;
   }
-  if (std::string quota = QuotaBlock(shaped, o, in.resources); !quota.empty()) {
+  // Memory tuning: recommended (event) on every scaling that got this far, applied with
+  // memory.tuning.enabled; the resource checks then size TaskManagers with the tuned memory.
+  const MemoryTuningResult tuning = TuneTaskManagerMemory(
+      {.configuration = &in.configuration,
+       .options = &o,
+       .evaluated = &res.evaluated,
+       .topology = &in.topology,
+       .summaries = &shaped,
+       .task_manager_memory = in.resources.memory_bytes,
+       .slots_per_task_manager = in.resources.slots_per_task_manager});
+  if (o.memory_tuning_enabled || tuning.event) log.Note("shape", tuning.note);
+  if (tuning.event) log.events.push_back(*tuning.event);
+  TaskManagerResources tm = in.resources;
+  if (auto it = tuning.applied.overrides.find("taskmanager.memory.process.size");
+      it != tuning.applied.overrides.end()) {
+    if (StatusOr<int64_t> bytes = ParseFlinkMemorySize(it->first, it->second); bytes.ok()) {
+      tm.memory_bytes = *bytes;
+    }
+  }
+  if (in.cluster_resources) {
+    // Upstream blocks silently (no event) when the TaskManagers would not fit.
+    const double used = Current(res.evaluated.global, kMetricNumTaskSlotsUsed);
+    const std::optional<std::string> full = ClusterResourceBlock(
+        *in.cluster_resources, in.topology, shaped,
+        std::isnan(used) ? std::nullopt : std::optional<int>(static_cast<int>(used)),
+        tm.slots_per_task_manager, tm.cpu, tm.memory_bytes);
+    if (full) {
+      log.outcome = CycleOutcome::kBlocked;
+      log.Note("shape", "blocked: " + *full);
+      for (const auto& [id, s] : shaped) {
+        log.vertices[id].final_parallelism = s.current_parallelism;
+        log.vertices[id].reasons.push_back("blocked: " + *full);
+      }
+      res.state = std::move(state);
+      return res;
+    }
+  }
+  if (std::string quota = QuotaBlock(shaped, in.topology, o, tm); !quota.empty()) {
     log.outcome = CycleOutcome::kBlocked;
     log.Note("shape", "blocked: " + quota);
     log.events.push_back({"Warning", "ResourceQuotaReached",
@@ -636,8 +700,12 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
                             ScalingReportLines(shaped)});
   log.Note("shape", std::to_string(shaped.size()) + " vertex change(s) ready for the plugin chain");
   res.summaries = shaped;
+  res.config_overrides = tuning.applied;
   res.state = in.commit ? CommitScaling(std::move(state), shaped, in.topology, in.now, o)
                         : std::move(state);
+  // Every executed scaling stores its memory tuning, an empty one too (upstream
+  // storeConfigChanges).
+  if (in.commit) res.state.config_overrides = res.config_overrides;
   return res;
 }
 

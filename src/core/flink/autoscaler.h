@@ -26,6 +26,7 @@
 #include "core/chain/metric_requirements.h"
 #include "core/flink/autoscaler_options.h"
 #include "core/flink/autoscaler_state.h"
+#include "core/flink/cluster_resource_check.h"
 #include "core/flink/decision_log.h"
 #include "core/flink/metric_window.h"
 #include "core/scaling_types.h"
@@ -47,6 +48,10 @@ struct AutoscalerInput {
   std::string job_status = "RUNNING";
   std::optional<TimePoint> job_running_since;          // job-details timestamps.RUNNING
   TaskManagerResources resources;
+  // The cluster's nodes for upstream's cluster resource check (cluster_resource_check.h): a
+  // scaling whose TaskManagers would not fit is blocked. Absent = the check is off, as upstream's
+  // default (kubernetes.operator.cluster.resource-view.refresh-interval -1 min).
+  std::optional<ClusterResourceView> cluster_resources;
   bool commit = true;  // record the returned summaries as executed (no plugin chain after)
   // Custom metrics declared by the chain and evaluator plugins (MetricRequirementRegistry::
   // Metrics()); `samples` carry their values (custom_metrics.h) and every one is evaluated.
@@ -64,6 +69,12 @@ struct AutoscalerResult {
   EvaluatedMetrics evaluated;   // empty before the first evaluation; includes custom metrics
   ScalingSummaries summaries;   // changes to apply; empty unless outcome == kScale
   std::map<VertexId, int> recommended_parallelism;  // what the algorithm recommends, per vertex
+  // Memory tuning's TaskManager configuration for this scaling (memory_tuning.h): set with
+  // memory.tuning.enabled when the outcome is kScale; committed with the scaling.
+  ConfigChanges config_overrides;
+  // Some source's lag takes longer than backlog-processing.lag-threshold to drain at its input
+  // rate: the utilization band is [0, 1] (set once the window was evaluated).
+  bool processing_backlog = false;
   DecisionLog log;
   AutoscalerState state;        // the new state to persist
 };

@@ -369,6 +369,43 @@ StatusOr<TimePoint> TimeFromJson(const Json& j, const std::string& path) {
                               std::string(JsonTypeName(j)));
 }
 
+namespace {
+
+// {"overrides": {"key": "value"}, "removals": ["key"]} (upstream's configOverrides).
+Json ConfigChangesToJson(const ConfigChanges& c) {
+  Json overrides = Json::object();
+  for (const auto& [k, v] : c.overrides) overrides[k] = v;
+  Json removals = Json::array();
+  for (const std::string& k : c.removals) removals.push_back(k);
+  return {{"overrides", overrides}, {"removals", removals}};
+}
+
+StatusOr<ConfigChanges> ConfigChangesFromJson(const Json& j, const std::string& path) {
+  JsonReader r(j, path);
+  TRIMTAB_RETURN_IF_ERROR(r.ExpectObject());
+  ConfigChanges c;
+  if (const Json* o = r.Get("overrides")) {
+    TRIMTAB_RETURN_IF_ERROR(Expect(o->is_object(), r.FieldPath("overrides"), "an object"));
+    for (auto it = o->begin(); it != o->end(); ++it) {
+      TRIMTAB_RETURN_IF_ERROR(Expect(it.value().is_string(),
+                                     JoinPath(r.FieldPath("overrides"), it.key()), "a string"));
+      c.overrides[it.key()] = it.value().get<std::string>();
+    }
+  }
+  if (const Json* rm = r.Get("removals")) {
+    TRIMTAB_RETURN_IF_ERROR(Expect(rm->is_array(), r.FieldPath("removals"), "an array"));
+    for (size_t i = 0; i < rm->size(); ++i) {
+      TRIMTAB_RETURN_IF_ERROR(
+          Expect((*rm)[i].is_string(), JoinPath(r.FieldPath("removals"), i), "a string"));
+      c.removals.insert((*rm)[i].get<std::string>());
+    }
+  }
+  TRIMTAB_RETURN_IF_ERROR(r.NoUnknownFields());
+  return c;
+}
+
+}  // namespace
+
 Json ToJson(const AutoscalerState& s) {
   Json window = Json::array();
   for (const CollectedSample& c : s.metric_window) {
@@ -409,12 +446,14 @@ Json ToJson(const AutoscalerState& s) {
   }
   Json behavior = Json::object();
   for (const auto& [id, b] : s.behavior) behavior[id] = hpa::HpaStateToJson(b);
-  return {{"metricWindow", window},
+  Json out = {{"metricWindow", window},
           {"scalingHistory", history},
           {"scalingTracking", tracking},
           {"delayedScaleDown", delayed},
           {"behavior", behavior},
           {"parallelismOverrides", ParallelismMapToJson(s.parallelism_overrides)}};
+  if (!s.config_overrides.empty()) out["configOverrides"] = ConfigChangesToJson(s.config_overrides);
+  return out;
 }
 
 StatusOr<AutoscalerState> AutoscalerStateFromJson(const Json& j, const std::string& path) {
@@ -509,9 +548,43 @@ StatusOr<AutoscalerState> AutoscalerStateFromJson(const Json& j, const std::stri
     TRIMTAB_ASSIGN_OR_RETURN(s.parallelism_overrides,
                              ParallelismMapFromJson(*o, r.FieldPath("parallelismOverrides")));
   }
+  if (const Json* c = r.Get("configOverrides")) {
+    TRIMTAB_ASSIGN_OR_RETURN(s.config_overrides,
+                             ConfigChangesFromJson(*c, r.FieldPath("configOverrides")));
+  }
   TRIMTAB_RETURN_IF_ERROR(r.NoUnknownFields());
   return s;
 }
+
+namespace {
+
+// {"nodes": [{"name", "cpuAllocatable", "cpuUsed", "memoryAllocatableBytes",
+// "memoryUsedBytes"}]}: the cluster resource view.
+StatusOr<ClusterResourceView> ClusterResourcesFromJson(const Json& j, const std::string& path) {
+  JsonReader r(j, path);
+  TRIMTAB_RETURN_IF_ERROR(r.ExpectObject());
+  const Json* nodes = r.Get("nodes");
+  TRIMTAB_RETURN_IF_ERROR(r.NoUnknownFields());
+  if (!nodes || !nodes->is_array()) {
+    return InvalidArgumentError(r.FieldPath("nodes") + ": required array is missing");
+  }
+  ClusterResourceView view;
+  for (size_t i = 0; i < nodes->size(); ++i) {
+    JsonReader nr((*nodes)[i], JoinPath(r.FieldPath("nodes"), i));
+    TRIMTAB_RETURN_IF_ERROR(nr.ExpectObject());
+    NodeResources n;
+    TRIMTAB_RETURN_IF_ERROR(nr.OptionalString("name", &n.name));
+    TRIMTAB_RETURN_IF_ERROR(nr.RequiredDouble("cpuAllocatable", &n.cpu_allocatable));
+    TRIMTAB_RETURN_IF_ERROR(nr.OptionalDouble("cpuUsed", &n.cpu_used));
+    TRIMTAB_RETURN_IF_ERROR(nr.RequiredDouble("memoryAllocatableBytes", &n.memory_allocatable));
+    TRIMTAB_RETURN_IF_ERROR(nr.OptionalDouble("memoryUsedBytes", &n.memory_used));
+    TRIMTAB_RETURN_IF_ERROR(nr.NoUnknownFields());
+    view.nodes.push_back(std::move(n));
+  }
+  return view;
+}
+
+}  // namespace
 
 StatusOr<AutoscalerInput> AutoscalerInputFromJson(const Json& j, const std::string& path) {
   JsonReader r(j, path);
@@ -558,11 +631,16 @@ StatusOr<AutoscalerInput> AutoscalerInputFromJson(const Json& j, const std::stri
       in.resources.slots_per_task_manager = static_cast<int>(*slots);
     }
   }
+  if (const Json* cluster = r.Get("clusterResources")) {
+    TRIMTAB_ASSIGN_OR_RETURN(in.cluster_resources,
+                             ClusterResourcesFromJson(*cluster, r.FieldPath("clusterResources")));
+  }
   TRIMTAB_ASSIGN_OR_RETURN(in.custom_metrics,
                            ArrayFromJson<DeclaredMetric>(r.Get("customMetrics"),
                                                          r.FieldPath("customMetrics"),
                                                          DeclaredMetricFromJson));
-  r.Ignore("state");  // read by the caller
+  r.Ignore("state");                     // read by the caller
+  r.Ignore("userParallelismOverrides");  // read by eval flink
   TRIMTAB_RETURN_IF_ERROR(r.NoUnknownFields());
   for (size_t i = 0; i < in.samples.size(); ++i) {
     for (const auto& [id, m] : in.samples[i].vertices) {
@@ -590,6 +668,17 @@ Json ToJson(const AutoscalerInput& in) {
   if (in.resources.cpu) res["taskManagerCpu"] = *in.resources.cpu;
   if (in.resources.memory_bytes) res["taskManagerMemoryBytes"] = *in.resources.memory_bytes;
   out["resources"] = res;
+  if (in.cluster_resources) {
+    Json nodes = Json::array();
+    for (const NodeResources& n : in.cluster_resources->nodes) {
+      nodes.push_back({{"name", n.name},
+                       {"cpuAllocatable", n.cpu_allocatable},
+                       {"cpuUsed", n.cpu_used},
+                       {"memoryAllocatableBytes", n.memory_allocatable},
+                       {"memoryUsedBytes", n.memory_used}});
+    }
+    out["clusterResources"] = {{"nodes", nodes}};
+  }
   if (!in.custom_metrics.empty()) {
     Json custom = Json::array();
     for (const DeclaredMetric& d : in.custom_metrics) custom.push_back(DeclaredMetricToJson(d));
@@ -614,6 +703,7 @@ Json ToJson(const AutoscalerResult& r) {
           {"vertices", vertices},
           {"globalMetrics", core::ToJson(r.evaluated.global)},
           {"scalingSummaries", core::ToJson(r.summaries)},
+          {"configOverrides", ConfigChangesToJson(r.config_overrides)},
           {"decisionLog", LogToJson(r.log)},
           {"state", ToJson(r.state)}};
 }

@@ -89,19 +89,28 @@ Status ParseBehaviorRules(FlinkOptionReader& r, std::string_view dir, BehaviorRu
 
 Status ParseAlignment(FlinkOptionReader& r, AutoscalerOptions* o) {
   if (auto kv = r.Find("scaling.parallelism-alignment.mode")) {
-    const std::string v = Upper(TrimSpaces(kv->value));
+    // Built-in names match exactly, as upstream's; CAPACITY is trimtab's own.
+    const std::string v(TrimSpaces(kv->value));
     if (v == "BALANCED") {
       o->alignment_mode = AlignmentMode::kBalanced;
     } else if (v == "EVENLY_SPREAD") {
       o->alignment_mode = AlignmentMode::kEvenlySpread;
     } else if (v == "OFF") {
       o->alignment_mode = AlignmentMode::kOff;
-    } else if (v == "CAPACITY") {
+    } else if (Upper(v) == "CAPACITY") {
       o->alignment_mode = AlignmentMode::kCapacity;
     } else {
-      return InvalidArgumentError(kv->key + ": unsupported alignment mode \"" + kv->value +
-                                  "\": expected BALANCED, EVENLY_SPREAD, OFF or CAPACITY (custom "
-                                  "alignment classes are not supported)");
+      // Any other name is a custom mode implemented by a Java class. Upstream falls back to
+      // BALANCED with a warning when the class is not configured or not found among its plugins;
+      // trimtab loads no Java classes, so a custom mode always falls back.
+      const std::string class_name = "scaling.parallelism-alignment.mode." + v + ".class";
+      const auto cls = r.Find(class_name);
+      o->alignment_mode = AlignmentMode::kBalanced;
+      o->warnings.push_back(
+          kv->key + ": alignment mode \"" + v + "\" is not a built-in and " +
+          (cls ? "its class " + cls->value + " cannot be loaded (trimtab runs no Java plugins)"
+               : "has no " + std::string(kAutoscalerPrefix) + class_name + " configured") +
+          "; falling back to BALANCED");
     }
     // The legacy key is shadowed by the new one; mark it consumed.
     r.Find("scaling.key-group.partitions.adjust.mode");

@@ -186,6 +186,9 @@ struct AutoscalerOptions {
 
   // Keys under job.autoscaler.* / kubernetes.operator.job.autoscaler.* that were not understood.
   std::vector<std::string> ignored_keys;
+  // Options that upstream accepts with a warning and a fallback (a custom alignment mode falls
+  // back to BALANCED); the decision log shows them.
+  std::vector<std::string> warnings;
 };
 
 inline constexpr const char kAutoscalerPrefix[] = "job.autoscaler.";

@@ -86,11 +86,31 @@ TEST(AutoscalerOptionsTest, AlignmentModeResolution) {
                                      "capacity"}})
                 ->alignment_mode,
             AlignmentMode::kCapacity);
-  auto bad = ParseAutoscalerOptions(
-      {{"job.autoscaler.scaling.parallelism-alignment.mode", "com.example.MyMode"}});
-  ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("job.autoscaler.scaling.parallelism-alignment.mode"),
+}
+
+// Issue 23: a custom alignment mode is not a configuration error. Upstream
+// (ParallelismAligner.resolve) warns and falls back to BALANCED when the mode's class is not
+// configured or not among its plugins; trimtab has no Java plugins, so it always falls back.
+TEST(AutoscalerOptionsTest, Issue23CustomAlignmentModeFallsBackToBalanced) {
+  auto custom = ParseAutoscalerOptions(
+      {{"job.autoscaler.scaling.parallelism-alignment.mode", "my-mode"},
+       {"job.autoscaler.scaling.parallelism-alignment.mode.my-mode.class", "com.example.MyMode"}});
+  ASSERT_TRUE(custom.ok()) << custom.status().message();
+  EXPECT_EQ(custom->alignment_mode, AlignmentMode::kBalanced);
+  ASSERT_EQ(custom->warnings.size(), 1u);
+  EXPECT_NE(custom->warnings[0].find("com.example.MyMode"), std::string::npos);
+  EXPECT_NE(custom->warnings[0].find("falling back to BALANCED"), std::string::npos);
+  EXPECT_TRUE(custom->ignored_keys.empty());  // the class key is understood
+  // No class configured: the same fallback, and the warning names the missing key.
+  auto no_class = ParseAutoscalerOptions(
+      {{"job.autoscaler.scaling.parallelism-alignment.mode", "evenly_spread"}});
+  ASSERT_TRUE(no_class.ok());
+  EXPECT_EQ(no_class->alignment_mode, AlignmentMode::kBalanced);  // built-in names are exact
+  ASSERT_EQ(no_class->warnings.size(), 1u);
+  EXPECT_NE(no_class->warnings[0].find(
+                "job.autoscaler.scaling.parallelism-alignment.mode.evenly_spread.class"),
             std::string::npos);
+  EXPECT_TRUE(ParseAutoscalerOptions({})->warnings.empty());
 }
 
 TEST(AutoscalerOptionsTest, ErrorsNameTheKey) {

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,15 @@ struct VertexDelayedScaleDown {
   std::vector<DelayedScaleDownRecommendation> recommendations;
 };
 
+// Flink configuration overrides and keys to remove (upstream ConfigChanges): the TaskManager
+// memory that memory tuning (memory_tuning.h) chose.
+struct ConfigChanges {
+  std::map<std::string, std::string> overrides;
+  std::set<std::string> removals;
+  bool empty() const { return overrides.empty() && removals.empty(); }
+  bool operator==(const ConfigChanges&) const = default;
+};
+
 struct AutoscalerState {
   std::vector<CollectedSample> metric_window;
   std::map<VertexId, std::vector<ScalingHistoryEntry>> scaling_history;
@@ -73,10 +83,14 @@ struct AutoscalerState {
   // Parallelism the autoscaler wants for every vertex (written after an executed scaling; the
   // realizer merges them into pipeline.jobvertex-parallelism-overrides).
   std::map<VertexId, int> parallelism_overrides;
+  // The memory tuning of the last executed scaling (empty unless memory.tuning.enabled); the
+  // realizer applies it to the Flink configuration while memory tuning stays enabled.
+  ConfigChanges config_overrides;
 
   bool empty() const {
     return metric_window.empty() && scaling_history.empty() && scaling_tracking.empty() &&
-           delayed_scale_down.empty() && behavior.empty() && parallelism_overrides.empty();
+           delayed_scale_down.empty() && behavior.empty() && parallelism_overrides.empty() &&
+           config_overrides.empty();
   }
 };
 

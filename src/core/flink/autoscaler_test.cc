@@ -388,19 +388,24 @@ TEST(AutoscalerStateJsonTest, RoundTripKeepsEveryField) {
 namespace trimtab::core::flink {
 namespace {
 
-TEST(ScalingReportLinesTest, NumbersReadAsPrintfTwoDecimals) {
-  // Ties, values that round up across a digit, large, tiny, negative, infinite and unknown.
-  const double values[] = {0.125, 0.375, 2.675, 9.995, 1e15 + 0.5, 1e-9, -0.004, -1.005,
-                           123456.789, std::numeric_limits<double>::infinity(),
-                           std::numeric_limits<double>::quiet_NaN()};
-  for (double v : values) {
+// Issue 23: as Java's String.format("%.2f") (upstream's ScalingReport), not printf: half up on
+// the shortest digits. Expected strings are what Java 25 prints.
+TEST(ScalingReportLinesTest, NumbersReadAsJavaTwoDecimals) {
+  const std::pair<double, const char*> values[] = {
+      {0.125, "0.13"},          {0.375, "0.38"},
+      {2.675, "2.68"},          {9.995, "10.00"},
+      {1e15 + 0.5, "1000000000000000.50"},
+      {1e-9, "0.00"},           {-0.004, "-0.00"},
+      {-1.005, "-1.01"},        {123456.789, "123456.79"},
+      {714.285, "714.29"},      {12345678.9, "12345678.90"},
+      {std::numeric_limits<double>::infinity(), "Infinity"},
+      {std::numeric_limits<double>::quiet_NaN(), "NaN"}};
+  for (const auto& [v, want] : values) {
     ScalingSummaries s;
     s["v"] = {.current_parallelism = 1, .new_parallelism = 2,
               .metrics = {{kMetricTrueProcessingRate, {.average = v}},
                           {kMetricExpectedProcessingRate, {.current = v}},
                           {kMetricTargetDataRate, {.average = v}}}};
-    char want[64];
-    std::snprintf(want, sizeof want, "%.2f", v);
     EXPECT_EQ(ScalingReportLines(s), std::string("\n{ Vertex ID v | Parallelism 1 -> 2 | ") +
                                          "Processing capacity " + want + " -> " + want +
                                          " | Target data rate " + want + "}")

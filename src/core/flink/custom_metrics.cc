@@ -57,8 +57,11 @@ void AddEvaluated(const std::vector<CollectedSample>& window, const std::string&
   const double current = ValueIn(window.back(), name, vertex);
   const double average = GetAverage(window, name, vertex);
   if (std::isnan(current) && std::isnan(average)) return;
-  SetCurrent(out, name, current);
-  SetAverage(out, name, average);
+  // Custom metrics keep their exact values (unlike the built-in evaluated metrics, which are
+  // rounded to 3 decimals as upstream rounds them).
+  EvaluatedMetric& e = (*out)[name];
+  e.current = std::isnan(current) ? std::nullopt : std::optional<double>(current);
+  e.average = std::isnan(average) ? std::nullopt : std::optional<double>(average);
 }
 
 }  // namespace

@@ -76,6 +76,7 @@ StatusOr<ChainedCycleResult> RunAutoscalerCycleWithChain(const ChainedCycleInput
                               veto->message_key});
     }
     r.summaries.clear();
+    r.config_overrides = {};
     out.chain = std::move(chain_out);
     return out;
   }
@@ -104,6 +105,8 @@ StatusOr<ChainedCycleResult> RunAutoscalerCycleWithChain(const ChainedCycleInput
   TRIMTAB_ASSIGN_OR_RETURN(std::shared_ptr<const AutoscalerOptions> options, OptionsOf(cycle_input));
   r.state = CommitScaling(std::move(r.state), out.approved, cycle_input.topology, cycle_input.now,
                           *options);
+  if (out.approved.empty()) r.config_overrides = {};
+  if (!out.approved.empty()) r.state.config_overrides = r.config_overrides;
   r.summaries = out.approved;
   out.chain = std::move(chain_out);
   return out;

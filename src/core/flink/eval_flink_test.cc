@@ -209,5 +209,33 @@ TEST(EvalFlinkTest, BadInputNamesTheField) {
   }
 }
 
+
+// Issue 23: the realized overrides (user's merged with the autoscaler's, excluded vertices keep
+// the user's value), the excluded vertices and the backlog flag are outputs.
+TEST(EvalFlinkTest, RealizedOverridesExcludedVerticesAndBacklog) {
+  const std::string path = std::string(TRIMTAB_SOURCE_DIR) + "/examples/eval/flink-scale-up.json";
+  auto text = ReadFile(path);
+  ASSERT_TRUE(text.ok());
+  auto doc = ParseJson(*text, path);
+  ASSERT_TRUE(doc.ok());
+  (*doc)["userParallelismOverrides"] = {{"source", 2}, {"sink", 7}};
+  (*doc)["configuration"]["job.autoscaler.vertex.exclude.ids"] = "sink";
+  auto out = EvaluateFlinkDocument(*doc);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)["excludedVertices"], Json::array({"sink"}));
+  EXPECT_EQ((*out)["vertices"]["source"]["finalParallelism"], 5);
+  EXPECT_EQ((*out)["realizedParallelismOverrides"], (Json{{"source", 5}, {"sink", 7}}));
+  EXPECT_TRUE((*out)["processingBacklog"].is_boolean());
+  // Disabled: the user's overrides alone.
+  (*doc)["configuration"]["job.autoscaler.enabled"] = "false";
+  out = EvaluateFlinkDocument(*doc);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ((*out)["realizedParallelismOverrides"], (Json{{"source", 2}, {"sink", 7}}));
+  (*doc)["userParallelismOverrides"] = {{"source", 0}};
+  out = EvaluateFlinkDocument(*doc);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().message().rfind("input.userParallelismOverrides.source", 0), 0u);
+}
+
 }  // namespace
 }  // namespace trimtab::core::flink

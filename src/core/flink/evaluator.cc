@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "common/number_format.h"
+#include "core/flink/metric_window.h"
 
 namespace trimtab::core::flink {
 namespace {
@@ -223,11 +224,14 @@ double Average(const MetricMap& m, std::string_view name) {
   return e && e->average ? *e->average : kNaN;
 }
 
+// Every evaluated metric is rounded to 3 decimals when it is stored, as upstream's
+// EvaluatedScalingMetric rounds both of its values; what is computed from it later (thresholds,
+// downstream target rates, the expected processing rate) reads the rounded value.
 void SetCurrent(MetricMap* m, std::string_view name, double v) {
-  (*m)[name].current = std::isnan(v) ? std::nullopt : std::optional<double>(v);
+  (*m)[name].current = std::isnan(v) ? std::nullopt : std::optional<double>(RoundMetric(v));
 }
 void SetAverage(MetricMap* m, std::string_view name, double v) {
-  (*m)[name].average = std::isnan(v) ? std::nullopt : std::optional<double>(v);
+  (*m)[name].average = std::isnan(v) ? std::nullopt : std::optional<double>(RoundMetric(v));
 }
 
 double GetRate(const Window& w, const std::string& metric, const VertexId& vertex) {

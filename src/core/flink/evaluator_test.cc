@@ -397,7 +397,7 @@ TEST(EvaluatorTest, StepDetection) {
   EXPECT_DOUBLE_EQ(evaluate(RateWindow({500, 500, 500, 500, 500, 0}, 0, 30), &notes, &pending),
                    0);
   EXPECT_DOUBLE_EQ(evaluate(RateWindow({500, 500, 500, 500, 500, 100}, 0, 30), &notes, &pending),
-                   (5 * 500 + 100) / 6.0);  // the window rate
+                   RoundMetric((5 * 500 + 100) / 6.0));  // the window rate, 3 decimals
   EXPECT_TRUE(pending);
   // A newest gap less far out than the interval (the step came a minute ago) leaves the
   // interval's rate.

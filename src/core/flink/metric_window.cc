@@ -18,6 +18,13 @@ void Put(SampleValues* m, CollectedMetric metric, std::optional<double> v) {
   m->Set(metric, std::isfinite(*v) ? RoundMetric(*v) : *v);
 }
 
+// Job-wide values are stored as collected: upstream rounds only the per-vertex metrics of a
+// sample (its evaluated metrics are rounded later, like every evaluated metric).
+void PutUnrounded(SampleValues* m, CollectedMetric metric, std::optional<double> v) {
+  if (!v || std::isnan(*v)) return;
+  m->Set(metric, *v);
+}
+
 // Average of the OBSERVED_TPR values stored in the window (NaN when fewer than min_obs).
 double AverageObservedTpr(const std::vector<CollectedSample>& window, const VertexId& v,
                           int min_obs) {
@@ -74,12 +81,17 @@ StatusOr<CollectedSample> CollectSample(const RawSample& raw, const JobTopology&
     auto& m = out.vertices[info.id];
     const bool source = topology.IsSource(info.id);
     if (info.finished) {
-      // Finished vertices report all-zero metrics (upstream) and are never scaled.
+      // Finished vertices report all-zero metrics (upstream) and are never scaled. A finished
+      // source reads no records per second: its observed processing rate is +inf, as upstream's
+      // (no input allows a scale-down).
       m.Set(M::kLoad, 0);
       m.Set(M::kNumRecordsIn, 0);
       m.Set(M::kNumRecordsOut, 0);
       m.Set(M::kAccumulatedBusyTime, 0);
-      if (source) m.Set(M::kLag, 0);
+      if (source) {
+        m.Set(M::kLag, 0);
+        m.Set(M::kObservedTpr, kInf);
+      }
       continue;
     }
     auto it = raw.vertices.find(info.id);
@@ -119,9 +131,12 @@ StatusOr<CollectedSample> CollectSample(const RawSample& raw, const JobTopology&
       observed = kInf;
     } else if (lag >= static_cast<double>(options.observed_tpr_lag_threshold.count()) / 1000.0 *
                           *rate) {
+      // Fully backpressured (1,000 ms/s): no rate can be observed; as upstream, the average of
+      // the earlier observations stands in.
       const double bp = r.back_pressured_time_ms_per_second.value_or(0.0);
-      observed = bp >= 1000 ? std::numeric_limits<double>::quiet_NaN()
-                            : *rate / (1 - bp / 1000.0);
+      observed = bp >= 1000
+                     ? AverageObservedTpr(window, info.id, options.observed_tpr_min_observations)
+                     : *rate / (1 - bp / 1000.0);
     } else {
       observed = AverageObservedTpr(window, info.id, options.observed_tpr_min_observations);
     }
@@ -134,18 +149,21 @@ StatusOr<CollectedSample> CollectSample(const RawSample& raw, const JobTopology&
   }
   TRIMTAB_RETURN_IF_ERROR(CopyCustom(raw.job.custom, path + ".job.custom", &out.global));
   const RawJobMetrics& j = raw.job;
-  if (j.gc_time_ms_per_second) Put(&out.global, M::kGcPressure, *j.gc_time_ms_per_second / 1000);
-  Put(&out.global, M::kHeapMemoryUsed, j.heap_used);
-  if (j.heap_used && j.heap_max && *j.heap_max > 0) {
-    Put(&out.global, M::kHeapMaxUsageRatio, *j.heap_used / *j.heap_max);
+  if (j.gc_time_ms_per_second) {
+    PutUnrounded(&out.global, M::kGcPressure, *j.gc_time_ms_per_second / 1000);
   }
-  Put(&out.global, M::kManagedMemoryUsed, j.managed_memory_used);
-  Put(&out.global, M::kMetaspaceMemoryUsed, j.metaspace_used);
+  // Heap used only together with heap max, as upstream: one without the other is neither.
+  if (j.heap_used && j.heap_max) {
+    PutUnrounded(&out.global, M::kHeapMemoryUsed, j.heap_used);
+    PutUnrounded(&out.global, M::kHeapMaxUsageRatio, *j.heap_used / *j.heap_max);
+  }
+  PutUnrounded(&out.global, M::kManagedMemoryUsed, j.managed_memory_used);
+  PutUnrounded(&out.global, M::kMetaspaceMemoryUsed, j.metaspace_used);
   if (j.last_checkpoint_duration_ms) {
     Put(&out.global, M::kLastCheckpointDuration, *j.last_checkpoint_duration_ms / 1000);
   }
   if (j.task_slots_total && j.task_slots_available) {
-    Put(&out.global, M::kNumTaskSlotsUsed, *j.task_slots_total - *j.task_slots_available);
+    PutUnrounded(&out.global, M::kNumTaskSlotsUsed, *j.task_slots_total - *j.task_slots_available);
   }
   return out;
 }
@@ -173,10 +191,8 @@ StatusOr<WindowStatus> UpdateMetricWindow(const std::vector<RawSample>& raw,
       ++status.ignored;
       continue;
     }
-    if (job_running_since && raw[i].time < *job_running_since) {
-      ++status.ignored;  // collected before the current run of the job
-      continue;
-    }
+    // A sample taken before the job's running timestamp (clock skew between the collector and
+    // the JobManager) is kept, as upstream keeps it; the next cycle's restart detection wipes it.
     // trimtab (observed-true-processing-rate.after-stabilization): Flink's per-second meters
     // restart from zero with the job, so a rate read while they fill is too low.
     const bool observe_tpr =

@@ -7,6 +7,7 @@
 
 #include "core/flink/delayed_scale_down.h"
 #include "core/flink/evaluator.h"
+#include "core/flink/java_number_format.h"
 #include "core/flink/parallelism_alignment.h"
 
 namespace trimtab::core::flink {
@@ -349,12 +350,16 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
         const double actual_increase = tpr - last_tpr;
         if (!(actual_increase / expected_increase >= o.scaling_effectiveness_threshold)) {
           const bool block = o.scaling_effectiveness_detection_enabled;
+          // Upstream prints both increases as Java doubles ("90.0") and dedupes the event per
+          // vertex and expected increase.
           events->push_back(
               {"Normal", "IneffectiveScaling",
                "Ineffective scaling detected for " + in.vertex + " (expected increase: " +
-                   Num(expected_increase) + ", actual increase " + Num(actual_increase) +
+                   FormatJavaDouble(expected_increase) + ", actual increase " +
+                   FormatJavaDouble(actual_increase) +
                    "). Blocking of ineffective scaling decisions is " +
-                   (block ? "enabled" : "disabled")});
+                   (block ? "enabled" : "disabled"),
+               "ineffective" + in.vertex + FormatJavaDouble(expected_increase)});
           if (block) {
             metrics->erase(kMetricExpectedProcessingRate);
             none.reason = "ineffective scaling: expected increase " + Num(expected_increase) +

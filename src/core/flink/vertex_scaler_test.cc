@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "core/flink/evaluator.h"
+#include "core/flink/metric_window.h"
 #include "core/flink/parallelism_alignment.h"
 
 namespace trimtab::core::flink {
@@ -264,7 +265,8 @@ TEST_F(VertexScalerTest, CapacityAlignmentExpectsTheBusiestSubtasksRate) {
   // (720 / 29 = 24.8 < 25), 26 hold 28 (25.7).
   MetricMap m = Evaluated(10, 250, 100);
   ExpectChange(Compute(&m, /*hash=*/true), 26, true);
-  EXPECT_NEAR(Current(m, kMetricExpectedProcessingRate), 100 * (720.0 / 28) / 10, 1e-9);
+  EXPECT_NEAR(Current(m, kMetricExpectedProcessingRate), RoundMetric(100 * (720.0 / 28) / 10),
+              1e-9);
 }
 
 TEST_F(VertexScalerTest, CapacityScaleUpIsSizedWithoutTheHotKeyButExpectsIt) {
@@ -368,8 +370,10 @@ TEST_F(VertexScalerTest, IneffectiveScalingDetection) {
   ASSERT_FALSE(events_.empty());
   EXPECT_EQ(events_.back().reason, "IneffectiveScaling");
   EXPECT_EQ(events_.back().message,
-            "Ineffective scaling detected for v (expected increase: 90, actual increase 4). "
+            "Ineffective scaling detected for v (expected increase: 90.0, actual increase 4.0). "
             "Blocking of ineffective scaling decisions is enabled");
+  // Upstream's event key: "ineffective" + vertex + the expected increase as Java prints it.
+  EXPECT_EQ(events_.back().message_key, "ineffective" + std::string("v") + "90.0");
 
   m = Evaluated(20, 180, 98);  // still < 10%
   EXPECT_FALSE(Compute(&m, false, &history).change);
@@ -627,7 +631,7 @@ TEST_F(HotKeyTest, TheScalerActsOnItInsideTheBand) {
       << c.reason;
   // Expected: what the busiest subtask allows, 14.6 / 128 of the load now, 1/64 + 13.6/128 then.
   EXPECT_NEAR(Current(m, kMetricExpectedProcessingRate),
-              468569 * (14.6 / 128) / (1.0 / 64 + 13.6 / 128), 1e-6);
+              RoundMetric(468569 * (14.6 / 128) / (1.0 / 64 + 13.6 / 128)), 1e-6);
   // Not while it catches up on a backlog, nor outside its band (the algorithm decides there).
   m = HotKey(128, 468569, 14.6);
   SetCurrent(&m, kMetricCatchUpDataRate, 20000);

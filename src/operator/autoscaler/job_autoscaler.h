@@ -19,6 +19,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,10 @@ struct AutoscalerJobContext {
 struct AutoscalerOutcome {
   // Vertex id (32 hex) -> parallelism to realize; empty = no overrides (user parallelism).
   std::map<std::string, int> parallelism_overrides;
+  // Memory tuning's TaskManager configuration stored with the last executed scaling (keys to set
+  // and to remove); the reconciler realizes them while job.autoscaler.memory.tuning.enabled.
+  std::map<std::string, std::string> config_overrides;
+  std::set<std::string> config_removals;
   // True when this call produced a new scaling decision (not just re-applied stored overrides).
   bool scaled = false;
   // Why nothing was decided this pass ("" when the cycle ran), e.g. "job is not RUNNING",

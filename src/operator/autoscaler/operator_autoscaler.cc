@@ -299,6 +299,8 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::Scale(const AutoscalerJobContext
   // Nothing decided: the stored overrides (as last read or written) stay in force.
   auto skip = [&](const std::string& reason, std::vector<std::string> notes = {}) {
     out.parallelism_overrides = r->state.parallelism_overrides;
+    out.config_overrides = r->state.config_overrides.overrides;
+    out.config_removals = r->state.config_overrides.removals;
     out.scaled = false;
     out.skipped_reason = reason;
     notes.insert(notes.begin(), r->load_notes.begin(), r->load_notes.end());
@@ -481,6 +483,8 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::Scale(const AutoscalerJobContext
                                 : "cannot write the autoscaler state, cycle skipped: ";
     spdlog::warn("autoscaler {}: {}{}", job_key, why, saved.message());
     out.parallelism_overrides = r->state.parallelism_overrides;  // as stored before the cycle
+    out.config_overrides = r->state.config_overrides.overrides;
+    out.config_removals = r->state.config_overrides.removals;
     out.skipped_reason = why + saved.message();
     out.decision_log = std::move(log_json);
     out.decision_log["cycleOutcome"] = out.decision_log["outcome"];
@@ -531,6 +535,8 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::Scale(const AutoscalerJobContext
   // 8. Events, 9. outcome.
   Emit(job_key, log, o.scaling_event_interval);
   out.parallelism_overrides = r->state.parallelism_overrides;
+  out.config_overrides = r->state.config_overrides.overrides;
+  out.config_removals = r->state.config_overrides.removals;
   out.scaled = cr.scaled();
   out.skipped_reason = reason;
   out.decision_log = std::move(log_json);
@@ -551,10 +557,14 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::RevertUnschedulable(const Autosc
   if (Status loaded = EnsureLoaded(job_key, r.get()); !loaded.ok()) {
     if (!r->ever_loaded) return UnknownOverrides(job_key, loaded);
     out.parallelism_overrides = r->state.parallelism_overrides;
+    out.config_overrides = r->state.config_overrides.overrides;
+    out.config_removals = r->state.config_overrides.removals;
     out.skipped_reason = "cannot read the autoscaler state: " + loaded.message();
     return out;
   }
   out.parallelism_overrides = r->state.parallelism_overrides;
+  out.config_overrides = r->state.config_overrides.overrides;
+  out.config_removals = r->state.config_overrides.removals;
 
   Millis after = std::chrono::minutes(5);
   for (const std::string& key : {std::string(flink::kAutoscalerPrefix) + kRevertAfterKey,
@@ -638,6 +648,8 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::RevertUnschedulable(const Autosc
                         .message = reason},
                        std::nullopt);
   out.parallelism_overrides = r->state.parallelism_overrides;
+  out.config_overrides = r->state.config_overrides.overrides;
+  out.config_removals = r->state.config_overrides.removals;
   out.scaled = true;
   out.decision_log = std::move(log);
   return out;

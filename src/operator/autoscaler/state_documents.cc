@@ -17,6 +17,7 @@ constexpr std::pair<StateType, const char*> kStateMembers[] = {
     {StateType::kScalingTracking, "scalingTracking"},
     {StateType::kDelayedScaleDown, "delayedScaleDown"},
     {StateType::kParallelismOverrides, "parallelismOverrides"},
+    {StateType::kConfigOverrides, "configOverrides"},
 };
 
 bool IsEmpty(const Json& j) { return j.is_null() || (j.is_structured() && j.empty()); }
@@ -106,7 +107,9 @@ Status SaveAutoscalerState(core::AutoscalerStateStore& store, const std::string&
                            const Json& decision_log) {
   const Json j = flink::ToJson(state);
   for (const auto& [type, member] : kStateMembers) {
-    TRIMTAB_RETURN_IF_ERROR(PutOrRemove(store, job_key, type, j.at(member)));
+    // configOverrides is written only when memory tuning stored some.
+    TRIMTAB_RETURN_IF_ERROR(
+        PutOrRemove(store, job_key, type, j.contains(member) ? j.at(member) : Json()));
   }
   Json recommendations = Json::object();
   Json events = Json::object();
