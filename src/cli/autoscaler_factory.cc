@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json.h"
+#include "core/flink/autoscaler_options.h"
+#include "core/flink/trimtab_defaults.h"
 #include "operator/autoscaler/operator_autoscaler.h"
 
 namespace trimtab::cli {
@@ -41,6 +43,19 @@ StatusOr<op::AutoscalerFactory> MakeAutoscalerFactory(const std::string& chain_f
                                             .metrics = context.metrics}));
         return std::unique_ptr<op::JobAutoscaler>(std::move(autoscaler));
       });
+}
+
+Status ApplyAutoscalerDefaultsFlag(const std::string& value, api::FlinkConfiguration* defaults) {
+  namespace flink = core::flink;
+  if (value != flink::kDefaultsTrimtab && value != flink::kDefaultsFlink) {
+    return InvalidArgumentError("--autoscaler-defaults: expected trimtab or flink, got \"" +
+                                value + "\"");
+  }
+  for (const char* prefix : {flink::kAutoscalerPrefix, flink::kLegacyAutoscalerPrefix}) {
+    if (defaults->count(std::string(prefix) + flink::kDefaultsOption)) return Status::Ok();
+  }
+  (*defaults)[std::string(flink::kAutoscalerPrefix) + flink::kDefaultsOption] = value;
+  return Status::Ok();
 }
 
 }  // namespace trimtab::cli

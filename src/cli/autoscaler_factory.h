@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "api/flink_spec.h"
 #include "common/status.h"
 #include "operator/operator.h"
 
@@ -20,5 +21,13 @@ namespace trimtab::cli {
 StatusOr<op::AutoscalerFactory> MakeAutoscalerFactory(const std::string& chain_file,
                                                       const std::string& plugins_dir,
                                                       const std::string& prometheus_url = "");
+
+// `--autoscaler-defaults` of `trimtab operator` and `trimtab local`: "trimtab" (the flag's
+// default) or "flink". Writes `job.autoscaler.defaults` into the operator's default
+// configuration, the lowest layer of every job's configuration, unless that configuration (the
+// --config / --operator-config file) already sets it under either prefix. A job's own
+// spec.flinkConfiguration still chooses for itself (core/flink/trimtab_defaults.h).
+// Errors: any other value, naming the flag.
+Status ApplyAutoscalerDefaultsFlag(const std::string& value, api::FlinkConfiguration* defaults);
 
 }  // namespace trimtab::cli

@@ -56,6 +56,7 @@ struct LocalFlags {
   std::string plugins_dir;
   std::string prometheus_url;
   std::string operator_config;
+  std::string autoscaler_defaults = "trimtab";
   uint64_t seed = 1;
   // The embedded operator's /healthz, /readyz and /metrics on --address (0 = a free port).
   int operator_metrics_port = 0;
@@ -169,6 +170,8 @@ StatusOr<std::unique_ptr<op::Operator>> StartOperator(const LocalFlags& flags,
     TRIMTAB_ASSIGN_OR_RETURN(options.default_configuration,
                              api::FlattenFlinkConfiguration(doc, flags.operator_config));
   }
+  TRIMTAB_RETURN_IF_ERROR(
+      ApplyAutoscalerDefaultsFlag(flags.autoscaler_defaults, &options.default_configuration));
   TRIMTAB_ASSIGN_OR_RETURN(std::unique_ptr<op::Operator> op, op::Operator::Create(std::move(options)));
   TRIMTAB_RETURN_IF_ERROR(op->Start());
   return op;
@@ -514,6 +517,12 @@ void RegisterLocalCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--prometheus-url", flags->prometheus_url,
                   "Prometheus HTTP API (http://prometheus:9090) for the custom metrics plugins "
                   "declare with source prometheus (docs/plugins.md); default: none");
+  cmd->add_option("--autoscaler-defaults", flags->autoscaler_defaults,
+                  "which defaults the autoscaler takes for job.autoscaler.* options a job does not set:\n"
+                  "trimtab (tuned on bench/autoscaling; with the restart-cost-gate plugin) or flink\n"
+                  "(upstream's, exactly); a job's job.autoscaler.defaults chooses for itself\n"
+                  "(docs/operator.md)")
+      ->capture_default_str();
   cmd->add_option("--operator-config", flags->operator_config,
                   "operator default configuration (kubernetes.operator.* and Flink defaults)")
       ->check(CLI::ExistingFile);

@@ -30,6 +30,7 @@ struct OperatorFlags {
   std::string plugins_dir;
   std::string prometheus_url;
   std::string executor_chain;
+  std::string autoscaler_defaults = "trimtab";
   std::string config_file;
   std::string leader_elect = "auto";  // auto: on when --replicas > 1
   int replicas = 1;
@@ -120,6 +121,8 @@ StatusOr<op::OperatorOptions> BuildOptions(const OperatorFlags& flags,
                                                             flags.reconcile_interval).status());
     o.default_configuration[key] = flags.reconcile_interval;
   }
+  TRIMTAB_RETURN_IF_ERROR(
+      ApplyAutoscalerDefaultsFlag(flags.autoscaler_defaults, &o.default_configuration));
   TRIMTAB_ASSIGN_OR_RETURN(o.autoscaler_factory,
                            MakeAutoscalerFactory(flags.executor_chain, flags.plugins_dir,
                                                  flags.prometheus_url));
@@ -200,8 +203,14 @@ void RegisterOperatorCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--executor-chain", flags->executor_chain,
                   "the autoscaler's executor plugin chain, JSON or YAML as in docs/plugins.md\n"
                   "(plugins with type, priority and config; libraries; pluginDirectory).\n"
-                  "Default: no plugins (upstream algorithm plus trimtab behavior rules)")
+                  "Default: no plugins, plus trimtab's default plugins for jobs with trimtab's defaults")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--autoscaler-defaults", flags->autoscaler_defaults,
+                  "which defaults the autoscaler takes for job.autoscaler.* options a job does not set:\n"
+                  "trimtab (tuned on bench/autoscaling; with the restart-cost-gate plugin) or flink\n"
+                  "(upstream's, exactly); a job's job.autoscaler.defaults chooses for itself\n"
+                  "(docs/operator.md)")
+      ->capture_default_str();
   cmd->add_option("--config", flags->config_file,
                   "operator default configuration (YAML, flat or nested keys): kubernetes.operator.* "
                   "options and defaults for every Flink cluster");

@@ -144,10 +144,13 @@ std::string_view AlignmentModeName(AlignmentMode m) {
   return "?";
 }
 
-StatusOr<AutoscalerOptions> ParseAutoscalerOptions(
-    const std::map<std::string, std::string>& conf) {
+namespace {
+
+// Every option of `conf` as written (the defaults already layered in).
+StatusOr<AutoscalerOptions> ParseLayered(const std::map<std::string, std::string>& conf) {
   AutoscalerOptions o;
   FlinkOptionReader r(conf, {kAutoscalerPrefix, kLegacyAutoscalerPrefix});
+  r.Find(kDefaultsOption);  // read by ParseAutoscalerOptions
   TRIMTAB_RETURN_IF_ERROR(r.Bool("enabled", &o.enabled));
   TRIMTAB_RETURN_IF_ERROR(r.Bool("scaling.enabled", &o.scaling_enabled));
   TRIMTAB_RETURN_IF_ERROR(r.Duration("metrics.window", &o.metrics_window));
@@ -318,6 +321,19 @@ StatusOr<AutoscalerOptions> ParseAutoscalerOptions(
     return InvalidArgumentError(r.KeyOf("quota.cpu") + ": must be positive");
   }
   o.ignored_keys = r.Unconsumed();
+  return o;
+}
+
+}  // namespace
+
+StatusOr<AutoscalerOptions> ParseAutoscalerOptions(
+    const std::map<std::string, std::string>& conf) {
+  TRIMTAB_ASSIGN_OR_RETURN(AutoscalerDefaults defaults, ReadAutoscalerDefaults(conf));
+  if (defaults == AutoscalerDefaults::kFlink) return ParseLayered(conf);
+  using Configuration = std::map<std::string, std::string>;
+  TRIMTAB_ASSIGN_OR_RETURN(Configuration layered, WithAutoscalerDefaults(conf));
+  TRIMTAB_ASSIGN_OR_RETURN(AutoscalerOptions o, ParseLayered(layered));
+  o.defaults = defaults;
   return o;
 }
 

@@ -27,6 +27,7 @@
 #include "common/number_format.h"
 #include "common/status.h"
 #include "core/flink/excluded_periods.h"
+#include "core/flink/trimtab_defaults.h"
 
 namespace trimtab::core::flink {
 
@@ -70,6 +71,10 @@ struct BehaviorOptions {
 };
 
 struct AutoscalerOptions {
+  // `job.autoscaler.defaults`: which defaults the options not set were taken from
+  // (trimtab_defaults.h). kTrimtab also brings trimtab's default executor plugins where the caller
+  // runs a chain (the operator's autoscaler).
+  AutoscalerDefaults defaults = AutoscalerDefaults::kFlink;
   bool enabled = false;
   bool scaling_enabled = true;  // false: evaluate and recommend, never scale
   Millis metrics_window{15 * 60 * 1000};
@@ -195,7 +200,8 @@ inline constexpr const char kAutoscalerPrefix[] = "job.autoscaler.";
 inline constexpr const char kLegacyAutoscalerPrefix[] = "kubernetes.operator.job.autoscaler.";
 
 // Parses and validates (validation as upstream FLINK-39826: range checks of utilization,
-// thresholds and factors).
+// thresholds and factors). With `job.autoscaler.defaults: trimtab` the options the map does not
+// set take trimtab's values (WithAutoscalerDefaults) before parsing.
 StatusOr<AutoscalerOptions> ParseAutoscalerOptions(const std::map<std::string, std::string>& conf);
 
 }  // namespace trimtab::core::flink

@@ -4,6 +4,7 @@
 
 #include "common/flink_values.h"
 #include "core/flink/excluded_periods.h"
+#include "core/flink/trimtab_defaults.h"
 
 namespace trimtab::core::flink {
 namespace {
@@ -52,7 +53,7 @@ TEST(AutoscalerOptionsTest, PrefixesAliasesAndPrecedence) {
       ParseAutoscalerOptions({{"kubernetes.operator.job.autoscaler.enabled", "true"},
                               {"kubernetes.operator.job.autoscaler.metrics.window", "5 min"},
                               {"job.autoscaler.metrics.window", "10 min"},
-                              {"job.autoscaler.target.utilization", "0.6"},
+                              {"job.autoscaler.target.utilization", "0.4"},
                               {"job.autoscaler.scale-up.grace-period", "2 min"},
                               {"job.autoscaler.vertex.exclude.ids", "a;b"},
                               {"job.autoscaler.quota.memory", "8g"},
@@ -230,6 +231,60 @@ TEST(AutoscalerOptionsTest, BehaviorKeys) {
   EXPECT_FALSE(o.behavior.scale_up.stabilization_window.has_value());
   EXPECT_EQ(o.behavior.scale_down.stabilization_window, minutes(10));
   EXPECT_TRUE(o.behavior.scale_down.policies.empty());
+}
+
+// job.autoscaler.defaults: trimtab fills every option the configuration leaves unset with
+// trimtab's value; what the user wrote wins under either prefix or a deprecated alias.
+TEST(AutoscalerOptionsTest, TrimtabDefaults) {
+  const AutoscalerOptions flink = ParseAutoscalerOptions({{"job.autoscaler.enabled", "true"}}).value();
+  EXPECT_EQ(flink.defaults, AutoscalerDefaults::kFlink);
+  EXPECT_FALSE(flink.scale_down_lasting_evidence);
+  EXPECT_EQ(flink.metrics_window, minutes(15));
+
+  const AutoscalerOptions o = ParseAutoscalerOptions({{"job.autoscaler.enabled", "true"},
+                                                      {"job.autoscaler.defaults", "trimtab"}})
+                                  .value();
+  EXPECT_EQ(o.defaults, AutoscalerDefaults::kTrimtab);
+  EXPECT_TRUE(o.enabled);
+  EXPECT_EQ(o.metrics_window, minutes(10));
+  EXPECT_DOUBLE_EQ(o.target_utilization, 0.85);
+  EXPECT_EQ(o.scale_down_interval, Millis(0));
+  EXPECT_TRUE(o.scale_down_lasting_evidence);
+  EXPECT_TRUE(o.step_burst_hold);
+  EXPECT_EQ(o.scale_down_learned_hold, minutes(30));
+  EXPECT_EQ(o.behavior.scale_down.stabilization_window, minutes(15));
+  EXPECT_EQ(o.alignment_mode, AlignmentMode::kCapacity);
+  EXPECT_TRUE(o.ignored_keys.empty()) << o.ignored_keys.front();
+  // Every default parses, and what the simulator's trimtab policy runs is this map.
+  for (const auto& [key, value] : TrimtabAutoscalerDefaults()) {
+    EXPECT_EQ(key.rfind(kAutoscalerPrefix, 0), 0u) << key;
+  }
+
+  const AutoscalerOptions user =
+      ParseAutoscalerOptions({{"kubernetes.operator.job.autoscaler.defaults", "TRIMTAB"},
+                              {"kubernetes.operator.job.autoscaler.metrics.window", "3 min"},
+                              {"job.autoscaler.target.utilization", "0.4"},
+                              {"job.autoscaler.scale-up.grace-period", "1 h"},
+                              {"job.autoscaler.scaling.key-group.partitions.adjust.mode",
+                               "EVENLY_SPREAD"},
+                              {"job.autoscaler.scale-down.learned-hold.min-duration", "0"}})
+          .value();
+  EXPECT_EQ(user.defaults, AutoscalerDefaults::kTrimtab);
+  EXPECT_EQ(user.metrics_window, minutes(3));
+  EXPECT_DOUBLE_EQ(user.target_utilization, 0.4);
+  EXPECT_FALSE(user.utilization_min.has_value());  // the band is the user's, whole
+  EXPECT_FALSE(user.utilization_max.has_value());
+  EXPECT_EQ(user.scale_down_interval, hours(1));
+  EXPECT_EQ(user.alignment_mode, AlignmentMode::kLegacyEvenlySpread);
+  EXPECT_EQ(user.scale_down_learned_hold, Millis(0));
+  EXPECT_TRUE(user.scale_down_lasting_evidence);
+
+  auto bad = ParseAutoscalerOptions({{"job.autoscaler.defaults", "upstream"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "job.autoscaler.defaults: invalid value \"upstream\": expected flink or trimtab");
+  EXPECT_EQ(ParseAutoscalerOptions({{"job.autoscaler.defaults", "flink"}}).value().defaults,
+            AutoscalerDefaults::kFlink);
 }
 
 TEST(ExcludedPeriodsTest, DailyAndCron) {

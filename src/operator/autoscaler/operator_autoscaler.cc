@@ -14,6 +14,7 @@
 #include "core/flink/cycle_with_chain.h"
 #include "operator/autoscaler/state_documents.h"
 #include "plugins/builtin/builtin_plugins.h"
+#include "plugins/builtin/trimtab_default_chain.h"
 #include "plugins/loader/chain_builder.h"
 #include "plugins/queue_capacity/queue_capacity.h"
 #include "plugins/scale_guard/scale_guard.h"
@@ -197,11 +198,42 @@ StatusOr<std::unique_ptr<OperatorAutoscaler>> OperatorAutoscaler::Create(
     a->chain_ = std::move(built->chain);
   }
   TRIMTAB_RETURN_IF_ERROR(a->chain_.DeclareMetrics(a->metrics_));
+  if (o.trimtab_default_plugins && (chain.is_null() || chain.is_object())) {
+    // Jobs with job.autoscaler.defaults: trimtab run trimtab's default plugins first, each unless
+    // the configured chain already has a plugin of its type (then the configured one counts).
+    Json listed = chain.is_object() ? chain.value("plugins", Json::array()) : Json::array();
+    Json plugins_first = Json::array();
+    for (const Json& d : plugins::TrimtabDefaultExecutorPlugins()) {
+      bool present = false;
+      for (const Json& p : listed) {
+        present = present || (p.is_object() && p.value("type", "") == d.value("type", ""));
+      }
+      if (!present && registry->Contains(d.value("type", ""))) plugins_first.push_back(d);
+    }
+    if (listed.is_array()) {
+      for (const Json& p : listed) plugins_first.push_back(p);
+      Json with_defaults = chain.is_null() ? Json::object() : chain;
+      with_defaults["plugins"] = std::move(plugins_first);
+      StatusOr<plugins::BuiltChain> built =
+          plugins::BuildExecutorChain(with_defaults, "executorChain", *registry);
+      if (!built.ok()) {
+        return built.status().WithContext("operator autoscaler: executor chain with trimtab's "
+                                          "default plugins");
+      }
+      a->trimtab_chain_ = std::move(built->chain);
+      TRIMTAB_RETURN_IF_ERROR(a->trimtab_chain_->DeclareMetrics(a->metrics_));
+    }
+  }
   if (o.metrics != nullptr) a->exported_ = std::make_unique<AutoscalerMetrics>(o.metrics);
   return a;
 }
 
 TimePoint OperatorAutoscaler::Now() const { return options_.clock->Now(); }
+
+const core::ExecutorChain& OperatorAutoscaler::ChainFor(const flink::AutoscalerOptions& o) const {
+  if (o.defaults == flink::AutoscalerDefaults::kTrimtab && trimtab_chain_) return *trimtab_chain_;
+  return chain_;
+}
 
 std::shared_ptr<OperatorAutoscaler::Resource> OperatorAutoscaler::ResourceFor(
     const std::string& job_key, bool create) const {
@@ -449,7 +481,7 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::Scale(const AutoscalerJobContext
   in.context.cluster = c.cluster;
   Json plugin_states = r->plugin_states;
   StatusOr<flink::ChainedCycleResult> result =
-      flink::RunAutoscalerCycleWithChain(in, r->state, chain_, &plugin_states);
+      flink::RunAutoscalerCycleWithChain(in, r->state, ChainFor(o), &plugin_states);
   if (!result.ok()) {
     count(&AutoscalerCounters::errors);
     const std::string reason = "autoscaler cycle failed: " + result.status().message();

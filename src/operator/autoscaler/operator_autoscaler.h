@@ -62,6 +62,7 @@
 #include "core/chain/metric_requirements.h"
 #include "core/chain/plugin_registry.h"
 #include "core/chain/state_store.h"
+#include "core/flink/autoscaler_options.h"
 #include "core/flink/autoscaler_state.h"
 #include "core/flink/decision_log.h"
 #include "operator/autoscaler/autoscaler_metrics.h"
@@ -90,6 +91,10 @@ struct OperatorAutoscalerOptions {
   // none: no decision jumps beyond 4x a vertex's running parallelism (or the highest it ran at)
   // or beyond the free room on the nodes (issue 28).
   bool default_scale_guard = true;
+  // Jobs whose configuration has `job.autoscaler.defaults: trimtab` (core/flink/trimtab_defaults.h)
+  // run trimtab's default executor plugins (plugins/builtin/trimtab_default_chain.h) before the
+  // chain above, each unless the chain has a plugin of its type; other jobs run the chain alone.
+  bool trimtab_default_plugins = true;
   // HTTP client for the Flink REST API; nullptr = one owned by the autoscaler.
   const http::HttpClient* flink_http = nullptr;
   // job.autoscaler.flink.rest-client.timeout when the configuration does not set it (upstream
@@ -130,8 +135,12 @@ class OperatorAutoscaler final : public JobAutoscaler {
                                                        const std::string& resource_name) const;
   AutoscalerCounters Counters(const std::string& namespace_name,
                               const std::string& resource_name) const;
-  // "resource-gate(10) -> webhook(20)", or "(empty)".
+  // "resource-gate(10) -> webhook(20)", or "(empty)": the chain of jobs with upstream's
+  // defaults; DescribeTrimtabChain: of jobs with `job.autoscaler.defaults: trimtab`.
   std::string DescribeChain() const { return chain_.Describe(); }
+  std::string DescribeTrimtabChain() const {
+    return trimtab_chain_ ? trimtab_chain_->Describe() : chain_.Describe();
+  }
 
  private:
   struct Resource;
@@ -156,7 +165,11 @@ class OperatorAutoscaler final : public JobAutoscaler {
   core::AutoscalerEventHandler* events_ = nullptr;
   KubeAutoscalerEventHandler* kube_events_ = nullptr;  // set when the handler is ours
   std::unique_ptr<adapters::FlinkMetricsCollector> collector_;
+  // The chain a job with these options runs (trimtab_chain_ for trimtab's defaults).
+  const core::ExecutorChain& ChainFor(const core::flink::AutoscalerOptions& o) const;
+
   core::ExecutorChain chain_;
+  std::optional<core::ExecutorChain> trimtab_chain_;  // chain_ with trimtab's default plugins
   core::MetricRequirementRegistry metrics_;
   std::unique_ptr<AutoscalerMetrics> exported_;  // set with options_.metrics
 

@@ -333,6 +333,27 @@ TEST_F(OperatorAutoscalerTest, BehaviorLimitsHoldAcrossARestartOfTheAutoscaler) 
   EXPECT_EQ(out.parallelism_overrides.at(kSrc), 4);
 }
 
+// The operator's default configuration carries job.autoscaler.defaults: trimtab
+// (cli/autoscaler_factory.h): such a job gets trimtab's option values from the decision core and
+// trimtab's default plugins before the configured chain; a job with upstream's defaults runs the
+// configured chain alone.
+TEST_F(OperatorAutoscalerTest, TrimtabDefaultsBringTheirOptionsAndPlugins) {
+  conf_ = {{"job.autoscaler.enabled", "true"}, {"job.autoscaler.defaults", "trimtab"}};
+  Start();
+  EXPECT_EQ(autoscaler_->DescribeChain(), "scale-guard(999000) -> queue-capacity(1000000)");
+  EXPECT_EQ(autoscaler_->DescribeTrimtabChain(),
+            "restart-cost-gate(0) -> scale-guard(999000) -> queue-capacity(1000000)");
+  // trimtab's 10-minute metric window (upstream: 15) after its 2-minute stabilization (5).
+  for (int m = 2; m <= 3; ++m) ScaleAt(minutes(m));
+  AutoscalerOutcome out = ScaleAt(minutes(4));
+  EXPECT_THAT(out.skipped_reason, HasSubstr("metric window not full until 2024-05-01T09:12:00Z"));
+
+  // A configured restart-cost-gate stands in for the default one.
+  Start({{"plugins", {{{"type", "restart-cost-gate"}, {"priority", 7}}}}});
+  EXPECT_EQ(autoscaler_->DescribeTrimtabChain(),
+            "restart-cost-gate(7) -> scale-guard(999000) -> queue-capacity(1000000)");
+}
+
 TEST_F(OperatorAutoscalerTest, WebhookVetoIsRecordedAndNothingScales) {
   std::atomic<int> calls{0};
   auto hook = http::HttpServer::Create({.port = 0}, [&calls](const http::HttpRequest& req) {

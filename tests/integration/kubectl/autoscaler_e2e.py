@@ -14,6 +14,9 @@ records/s and falls back to 15k/s. Checked from the outside:
   (each revision is watched with `kubectl get -w`) and a ScalingReport Event on the
   FlinkDeployment.
 
+The job sets `job.autoscaler.defaults: flink`: these are upstream's rules (the operator's
+default, trimtab's tuned defaults, would hold the scale-down for its 15-minute window).
+
 The cluster clock runs at --speed 30 and the operator reconciles every 10 s (simulated), so the
 ~20 simulated minutes take about 40 s of wall time.
 
@@ -72,6 +75,7 @@ spec:
   flinkVersion: v1_20
   flinkConfiguration:
     job.autoscaler.enabled: "true"
+    job.autoscaler.defaults: flink
     job.autoscaler.stabilization.interval: 1 min
     job.autoscaler.metrics.window: 2 min
     job.autoscaler.target.utilization.boundary: "0.1"
