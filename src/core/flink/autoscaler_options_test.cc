@@ -53,7 +53,7 @@ TEST(AutoscalerOptionsTest, PrefixesAliasesAndPrecedence) {
       ParseAutoscalerOptions({{"kubernetes.operator.job.autoscaler.enabled", "true"},
                               {"kubernetes.operator.job.autoscaler.metrics.window", "5 min"},
                               {"job.autoscaler.metrics.window", "10 min"},
-                              {"job.autoscaler.target.utilization", "0.4"},
+                              {"job.autoscaler.target.utilization", "0.6"},
                               {"job.autoscaler.scale-up.grace-period", "2 min"},
                               {"job.autoscaler.vertex.exclude.ids", "a;b"},
                               {"job.autoscaler.quota.memory", "8g"},
