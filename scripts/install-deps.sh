@@ -15,6 +15,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-kubernetes python3-yaml
   prometheus  # a real Prometheus for the custom-metric source's integration test
+  chromium chromium-driver python3-selenium  # the dashboard's end-to-end test (headless)
 )
 
 missing=()

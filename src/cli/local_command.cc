@@ -26,6 +26,7 @@
 #include "common/duration.h"
 #include "common/feature_gates.h"
 #include "core/scheduling/scheduler_config.h"
+#include "dashboard/dashboard.h"
 #include "operator/bundled_crds.h"
 #include "operator/operator.h"
 #include "sim/flink_cluster/flink_pod_runner.h"
@@ -392,6 +393,25 @@ int RunLocal(const LocalFlags& flags) {
     (*server)->Stop();
     return 1;
   }
+  // The dashboard on the API server's port, reading the API server like any client.
+  std::unique_ptr<kube::KubeClient> dashboard_client;
+  std::unique_ptr<dashboard::Dashboard> dash;
+  if (!flags.api_only) {
+    auto client = kube::KubeClient::Create({.server = (*server)->url()},
+                                           {.user_agent = "trimtab-dashboard"});
+    if (client.ok()) {
+      dashboard_client = std::move(client).value();
+      auto created = dashboard::Dashboard::Create({.client = dashboard_client.get()});
+      if (created.ok()) {
+        dash = std::move(created).value();
+        (*server)->Mount("/dashboard", [d = dash.get()](const http::HttpRequest& request) {
+          return d->Handle(request);
+        });
+      } else {
+        std::fprintf(stderr, "trimtab local: dashboard: %s\n", created.status().ToString().c_str());
+      }
+    }
+  }
   std::filesystem::path kubeconfig =
       std::filesystem::absolute(std::filesystem::path(flags.data_dir) / "kubeconfig");
   Status written = WriteFileAtomically(kubeconfig, Kubeconfig(admin));
@@ -417,6 +437,7 @@ int RunLocal(const LocalFlags& flags) {
                 flink_operator->health_port());
   }
   std::printf("\n");
+  if (dash) std::printf("dashboard:  %s/dashboard/\n", (*server)->url().c_str());
   if (flags.speed != 1.0) {
     std::printf("clock:      %gx wall time (timestamps run ahead of the wall clock)\n", flags.speed);
   }
@@ -430,6 +451,7 @@ int RunLocal(const LocalFlags& flags) {
   std::printf("trimtab local: %s received, stopping\n", received == SIGINT ? "SIGINT" : "SIGTERM");
   std::fflush(stdout);
   // The operator first (it talks to the others), then the pods, then the API server.
+  if (dash) dash->Stop();
   if (flink_operator) flink_operator->Stop();
   runtime_for_logs->store(nullptr);
   if (runtime) runtime->Stop();

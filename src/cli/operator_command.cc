@@ -18,6 +18,7 @@
 #include "cli/autoscaler_factory.h"
 #include "cli/commands.h"
 #include "common/flink_values.h"
+#include "dashboard/dashboard.h"
 #include "operator/operator.h"
 
 namespace trimtab::cli {
@@ -39,6 +40,8 @@ struct OperatorFlags {
   std::string reconcile_interval;
   int health_port = 8085;
   std::string health_address = "127.0.0.1";
+  int dashboard_port = -1;  // -1: no dashboard
+  std::string dashboard_address = "127.0.0.1";
   int workers = 4;
   std::string resolve_services = "auto";  // auto: through the API server unless in-cluster
 };
@@ -143,6 +146,7 @@ int RunOperator(const OperatorFlags& flags) {
     return 2;
   }
   const std::string server = options->rest_config.server;
+  const kube::RestConfig rest_config = options->rest_config;
   const bool leader_election = options->leader_election;
   StatusOr<std::unique_ptr<op::Operator>> op = op::Operator::Create(std::move(*options));
   if (!op.ok()) {
@@ -162,6 +166,19 @@ int RunOperator(const OperatorFlags& flags) {
     std::printf("health: :%d/healthz, metrics: :%d/metrics\n", (*op)->health_port(),
                 (*op)->health_port());
   }
+  // The dashboard: a read-only page of its own on --dashboard-port (docs/dashboard.md).
+  std::unique_ptr<dashboard::DashboardServer> dash;
+  if (flags.dashboard_port >= 0) {
+    auto served = dashboard::ServeDashboard(rest_config, flags.namespaces,
+                                            flags.dashboard_address, flags.dashboard_port);
+    if (!served.ok()) {
+      std::fprintf(stderr, "trimtab operator: %s\n", served.status().ToString().c_str());
+      (*op)->Stop();
+      return 1;
+    }
+    dash = std::move(served).value();
+    std::printf("dashboard: %s/dashboard/\n", dash->server->base_url().c_str());
+  }
   std::fflush(stdout);
   std::thread signal_waiter([&] {
     int received = 0;
@@ -171,6 +188,7 @@ int RunOperator(const OperatorFlags& flags) {
   });
   (*op)->Wait();
   const bool lost_leadership = leader_election && (*op)->IsLeader() == false;
+  if (dash) dash->Stop();
   (*op)->Stop();
   // Leadership lost: exit so that the pod restarts as a standby (as upstream does).
   if (signal_waiter.joinable()) {
@@ -234,6 +252,14 @@ void RegisterOperatorCommand(CLI::App& app, int* exit_code) {
                   "manifests and trimtab local's process pods set TRIMTAB_HEALTH_ADDRESS to the "
                   "pod IP)")
       ->envname("TRIMTAB_HEALTH_ADDRESS")
+      ->capture_default_str();
+  cmd->add_option("--dashboard-port", flags->dashboard_port,
+                  "serve the read-only dashboard (docs/dashboard.md) on this port at /dashboard/; "
+                  "0 = a free port, -1 = off")
+      ->capture_default_str();
+  cmd->add_option("--dashboard-address", flags->dashboard_address,
+                  "address the dashboard port binds (it has no authentication of its own: keep it "
+                  "on loopback and reach it with kubectl port-forward)")
       ->capture_default_str();
   cmd->add_option("--workers", flags->workers, "reconcile workers per resource kind")
       ->capture_default_str()

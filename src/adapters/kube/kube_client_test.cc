@@ -190,6 +190,24 @@ TEST_F(KubeClientTest, MetricsHookCountsVerbsCodesAndFailures) {
       metrics.Find("flink_k8soperator_KubeClient_HttpRequest_Failed_Count")->Value({"get"}), 1);
 }
 
+// Issue 26: the client's series carry only verbs and codes, never the credentials, the server's
+// address, a namespace or a name from the requests.
+TEST_F(KubeClientTest, MetricsExposeNoSecretsOrNames) {
+  MetricsRegistry metrics;
+  auto client = KubeClient::Create(
+      {.server = server_->base_url(), .bearer_token = "s3cr3t-t0ken"},
+      {.on_request = KubeClientMetricsHook(&metrics)});
+  ASSERT_TRUE(client.ok());
+  ASSERT_TRUE((*client)->Create(PodsResource(), "ns-private", Pod("pod-private", "web")).ok());
+  ASSERT_FALSE((*client)->Get(PodsResource(), "ns-private", "absent-private").ok());
+  const std::string text = metrics.Render();
+  ASSERT_NE(text.find("flink_k8soperator_KubeClient_HttpResponse_Count"), std::string::npos);
+  for (const std::string& secret : {std::string("s3cr3t"), std::string("private"),
+                                     std::string("Bearer"), server_->base_url()}) {
+    EXPECT_EQ(text.find(secret), std::string::npos) << secret << " in\n" << text;
+  }
+}
+
 TEST_F(KubeClientTest, PatchTypes) {
   ASSERT_TRUE(client_->Create(PodsResource(), "ns1", Pod("p", "web")).ok());
   StatusOr<Json> merged = client_->Patch(PodsResource(), "ns1", "p", PatchType::kMerge,

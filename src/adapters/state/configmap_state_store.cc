@@ -21,7 +21,7 @@ constexpr size_t kMaxInflatedBytes = 64u << 20;
 
 bool IsCompressed(StateType type) {
   return type == StateType::kScalingHistory || type == StateType::kScalingTracking ||
-         type == StateType::kCollectedMetrics;
+         type == StateType::kCollectedMetrics || type == StateType::kDecisionHistory;
 }
 
 std::string Dump(const Json& value) {
@@ -285,7 +285,8 @@ StatusOr<std::map<std::string, std::string>> ConfigMapStateStore::EncodeView(
     auto it = data.find(std::string(core::StateTypeName(t)));
     return it == data.end() ? size_t{0} : it->second.size();
   };
-  const size_t fixed = size_of(StateType::kScalingHistory) + size_of(StateType::kScalingTracking);
+  const size_t fixed = size_of(StateType::kScalingHistory) + size_of(StateType::kScalingTracking) +
+                       size_of(StateType::kDecisionHistory);
   auto metrics = docs.find(StateType::kCollectedMetrics);
   if (metrics == docs.end() ||
       fixed + size_of(StateType::kCollectedMetrics) <= options_.max_state_chars) {

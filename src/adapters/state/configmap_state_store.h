@@ -4,7 +4,8 @@
 // component=autoscaler and app=<name>, owned by the resource (SetOwner) so that it is garbage
 // collected with it. One data key per state type (core::StateTypeName), encoded as:
 //
-//   scalingHistory, scalingTracking, collectedMetrics   JSON -> gzip -> base64 (upstream: YAML)
+//   scalingHistory, scalingTracking, collectedMetrics,
+//   decisionHistory                                    JSON -> gzip -> base64 (upstream: YAML)
 //   parallelismOverrides                               Flink map "vid:p,vid:p" (JSON when the
 //                                                      document is not such a map)
 //   every other type                                   JSON text
@@ -23,8 +24,8 @@
 //   3. Values that cannot be decoded (bad base64, gzip or JSON, unknown keys are kept as they
 //      are) are discarded with a warning and vanish at the next write.
 //   4. Before a write, while len(scalingHistory) + len(scalingTracking) + len(collectedMetrics)
-//      (encoded) exceeds `max_state_chars`, the oldest metric samples (elements of the
-//      collectedMetrics array) are dropped.
+//      + len(decisionHistory) (encoded) exceeds `max_state_chars`, the oldest metric samples
+//      (elements of the collectedMetrics array) are dropped.
 //
 // Usage:
 //   TRIMTAB_ASSIGN_OR_RETURN(auto store, ConfigMapStateStore::Create({.client = kube.get()}));

@@ -24,6 +24,8 @@ std::string_view StateTypeName(StateType t) {
       return "pluginState";
     case StateType::kDecisionLog:
       return "decisionLog";
+    case StateType::kDecisionHistory:
+      return "decisionHistory";
   }
   return "unknown";
 }

@@ -41,13 +41,14 @@ enum class StateType {
   kScaleEvents,           // "scaleEvents": past scale events (rate policies)
   kPluginState,           // "pluginState": executor plugin name -> private state
   kDecisionLog,           // "decisionLog": the latest decision records
+  kDecisionHistory,       // "decisionHistory": bounded chart points and past decision logs
 };
 
 inline constexpr StateType kAllStateTypes[] = {
     StateType::kCollectedMetrics,  StateType::kScalingHistory,   StateType::kScalingTracking,
     StateType::kParallelismOverrides, StateType::kConfigOverrides, StateType::kDelayedScaleDown,
     StateType::kRecommendations,   StateType::kScaleEvents,      StateType::kPluginState,
-    StateType::kDecisionLog};
+    StateType::kDecisionLog,       StateType::kDecisionHistory};
 
 std::string_view StateTypeName(StateType t);
 std::optional<StateType> ParseStateType(std::string_view name);

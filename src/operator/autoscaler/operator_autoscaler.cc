@@ -12,6 +12,7 @@
 #include "common/flink_values.h"
 #include "core/flink/custom_metrics.h"
 #include "core/flink/cycle_with_chain.h"
+#include "operator/autoscaler/decision_history.h"
 #include "operator/autoscaler/state_documents.h"
 #include "plugins/builtin/builtin_plugins.h"
 #include "plugins/builtin/trimtab_default_chain.h"
@@ -111,6 +112,7 @@ struct OperatorAutoscaler::Resource {
   bool ever_loaded = false;                  // guarded by mu: `state` is known (maybe stale)
   flink::AutoscalerState state;              // guarded by mu
   Json plugin_states = Json::object();       // guarded by mu
+  Json history;                              // guarded by mu: decision_history.h
   std::vector<std::string> load_notes;       // guarded by mu: for the next decision log
   std::optional<adapters::FlinkJobRef> job;  // guarded by mu: the last job collected from
   std::optional<TimePoint> missing_since;    // guarded by mu: metrics missing since
@@ -250,6 +252,7 @@ Status OperatorAutoscaler::EnsureLoaded(const std::string& job_key, Resource* r)
   if (!stored.ok()) return stored.status();
   r->state = std::move(stored->state);
   r->plugin_states = std::move(stored->plugin_states);
+  r->history = std::move(stored->history);
   r->load_notes = std::move(stored->notes);
   r->ever_loaded = true;
   for (const std::string& note : r->load_notes) spdlog::warn("autoscaler {}: {}", job_key, note);
@@ -359,6 +362,7 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::Scale(const AutoscalerJobContext
     if (cleared.ok()) cleared = store_->Flush(job_key);
     r->state = flink::AutoscalerState{};
     r->plugin_states = Json::object();
+    r->history = Json();
     r->load_notes.clear();
     r->loaded = cleared.ok();
     {
@@ -504,8 +508,18 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::Scale(const AutoscalerJobContext
   const std::string reason = SkippedReason(log, cr.cycle.state.metric_window.size());
   if (!reason.empty()) log_json["skippedReason"] = reason;
 
+  const std::string outcome = cr.chain && cr.chain->vetoed ? "Vetoed"
+                              : cr.scaled()                ? "Scaled"
+                                                           : std::string(flink::CycleOutcomeName(log.outcome));
+  Json history = AppendToHistory(r->history, {.time = now,
+                                              .outcome = outcome,
+                                              .topology = &col.job.topology,
+                                              .evaluated = &cr.cycle.evaluated,
+                                              .decision_log = &log_json});
+
   // 7. Persist; a conflict skips the cycle without a trace.
-  Status saved = SaveAutoscalerState(*store_, job_key, cr.cycle.state, plugin_states, log_json);
+  Status saved =
+      SaveAutoscalerState(*store_, job_key, cr.cycle.state, plugin_states, log_json, history);
   if (!saved.ok()) {
     r->loaded = false;  // re-read the stored state next time
     if (configmap_store_ != nullptr) configmap_store_->Invalidate(job_key);
@@ -540,6 +554,7 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::Scale(const AutoscalerJobContext
   }
   r->state = std::move(cr.cycle.state);
   r->plugin_states = std::move(plugin_states);
+  r->history = std::move(history);
   r->load_notes.clear();
   {
     std::lock_guard<std::mutex> stats(r->stats_mu);
@@ -547,9 +562,7 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::Scale(const AutoscalerJobContext
     if (cr.scaled()) ++r->counters.scalings;
     if (log.outcome == flink::CycleOutcome::kNoChange) ++r->counters.balanced;
   }
-  decision.outcome = cr.chain && cr.chain->vetoed ? "Vetoed"
-                     : cr.scaled()                ? "Scaled"
-                                                  : std::string(flink::CycleOutcomeName(log.outcome));
+  decision.outcome = outcome;
   if (exported_) {
     if (!cr.cycle.evaluated.vertices.empty()) {
       std::map<std::string, std::string> names;

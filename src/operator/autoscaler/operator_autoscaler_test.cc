@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "adapters/http/server.h"
+#include "adapters/state/configmap_state_store.h"
 #include "adapters/state/in_memory_state_store.h"
 #include "cluster/apiserver/apiserver.h"
 #include "tests/support/fake_flink_rest.h"
@@ -224,9 +225,22 @@ TEST_F(OperatorAutoscalerTest, ScalesUpUnderLoadOnceTheWindowIsFull) {
   EXPECT_EQ((*cm)["data"]["parallelismOverrides"], kSrc + ":4," + kSink + ":2");
   EXPECT_EQ((*cm)["metadata"]["ownerReferences"][0]["uid"], owner_uid_);
   EXPECT_EQ((*cm)["metadata"]["labels"]["component"], "autoscaler");
-  for (const char* key : {"collectedMetrics", "scalingHistory", "scalingTracking", "decisionLog"}) {
+  for (const char* key : {"collectedMetrics", "scalingHistory", "scalingTracking", "decisionLog",
+                          "decisionHistory"}) {
     EXPECT_TRUE((*cm)["data"].contains(key)) << key;
   }
+  // The dashboard's history: one point per pass, the scaling's full log, vertex names.
+  auto history = adapters::DecodeStateValue(core::StateType::kDecisionHistory,
+                                            (*cm)["data"]["decisionHistory"].get<std::string>());
+  ASSERT_TRUE(history.ok()) << history.status().ToString();
+  EXPECT_EQ((*history)["points"].size(), 4u);
+  EXPECT_EQ((*history)["points"][3]["outcome"], "Scaled");
+  EXPECT_EQ((*history)["points"][3]["vertices"][kSrc]["parallelism"], 2);
+  EXPECT_NEAR((*history)["points"][3]["vertices"][kSrc]["inputRate"].get<double>(), 1000, 1);
+  EXPECT_EQ((*history)["vertexNames"][kSrc], "Source: Kafka Source");
+  ASSERT_EQ((*history)["decisions"].size(), 1u);
+  EXPECT_EQ((*history)["decisions"][0]["decision"], "Scaled");
+  EXPECT_EQ((*history)["decisions"][0]["vertices"][kSrc]["finalParallelism"], 4);
 
   // The reconciler applies them: the job restarts, then runs at 4 and stabilizes; the stored
   // overrides stay in force meanwhile.

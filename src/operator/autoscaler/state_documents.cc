@@ -99,12 +99,18 @@ StatusOr<StoredAutoscalerState> LoadAutoscalerState(core::AutoscalerStateStore& 
   } else if (!plugins.is_null()) {
     discard(StateType::kPluginState, InvalidArgumentError("expected an object"));
   }
+  TRIMTAB_ASSIGN_OR_RETURN(Json history, Read(store, job_key, StateType::kDecisionHistory));
+  if (history.is_object()) {
+    out.history = std::move(history);
+  } else if (!history.is_null()) {
+    discard(StateType::kDecisionHistory, InvalidArgumentError("expected an object"));
+  }
   return out;
 }
 
 Status SaveAutoscalerState(core::AutoscalerStateStore& store, const std::string& job_key,
                            const flink::AutoscalerState& state, const Json& plugin_states,
-                           const Json& decision_log) {
+                           const Json& decision_log, const Json& history) {
   const Json j = flink::ToJson(state);
   for (const auto& [type, member] : kStateMembers) {
     // configOverrides is written only when memory tuning stored some.
@@ -130,6 +136,9 @@ Status SaveAutoscalerState(core::AutoscalerStateStore& store, const std::string&
   TRIMTAB_RETURN_IF_ERROR(store.Remove(job_key, StateType::kConfigOverrides));
   if (!decision_log.is_null()) {
     TRIMTAB_RETURN_IF_ERROR(store.Put(job_key, StateType::kDecisionLog, decision_log));
+  }
+  if (!history.is_null()) {
+    TRIMTAB_RETURN_IF_ERROR(store.Put(job_key, StateType::kDecisionHistory, history));
   }
   return store.Flush(job_key);
 }

@@ -11,6 +11,7 @@
 //   scaleEvents            behavior rules: per vertex, {scaleUpEvents, scaleDownEvents}
 //   pluginState            executor plugin name -> private state
 //   decisionLog            the latest decision log (JSON of the cycle)
+//   decisionHistory        chart points and past decision logs, bounded (decision_history.h)
 //
 // Each document is decoded on its own with the strict core codec (autoscaler_json.h); one that
 // does not decode is discarded (as upstream discards undecodable state) and named in `notes`, the
@@ -33,6 +34,7 @@ namespace trimtab::op {
 struct StoredAutoscalerState {
   core::flink::AutoscalerState state;
   Json plugin_states = Json::object();
+  Json history;                    // decisionHistory as stored; null when absent
   std::vector<std::string> notes;  // discarded documents, one line each
 };
 
@@ -40,10 +42,10 @@ struct StoredAutoscalerState {
 StatusOr<StoredAutoscalerState> LoadAutoscalerState(core::AutoscalerStateStore& store,
                                                     const std::string& job_key);
 
-// Puts (or removes, when empty) every document and flushes. `decision_log` null = leave the
-// stored one. Errors: the store's; kConflict from Flush means nothing was written.
+// Puts (or removes, when empty) every document and flushes. `decision_log` and `history` null =
+// leave the stored one. Errors: the store's; kConflict from Flush means nothing was written.
 Status SaveAutoscalerState(core::AutoscalerStateStore& store, const std::string& job_key,
                            const core::flink::AutoscalerState& state, const Json& plugin_states,
-                           const Json& decision_log);
+                           const Json& decision_log, const Json& history = Json());
 
 }  // namespace trimtab::op

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""The dashboard of `trimtab local` (docs/dashboard.md) in a real headless Chromium, driven by
+Selenium through chromedriver (Debian's chromium, chromium-driver, python3-selenium).
+
+A FlinkDeployment with the autoscaler on runs a two-vertex job whose vertex names and job name
+hold HTML and script; its source is too slow for the input, so the autoscaler scales it up within
+a few simulated minutes (--speed 30). Checked:
+
+- the API server refuses a FlinkDeployment whose metadata.name holds HTML (Kubernetes names are
+  DNS subdomains), so names reach the page only as such; vertex names, job names and reasons
+  are free text and are what the injection test uses,
+- the page loads from trimtab local's /dashboard/ with a strict Content-Security-Policy,
+- its job list is what `kubectl get flinkdeployments -A` lists,
+- the job's charts have points, and the parallelism chart a decision marker,
+- clicking the marker opens the decision log (stages, vertices by name, executor chain),
+- the injected markup is shown as text and never ran (window.__pwned stays unset, no <img> from
+  the data in the DOM),
+- screenshots of the overview and the opened decision log are kept (path printed).
+
+Usage: dashboard_e2e.py --trimtab BIN [--artifacts DIR]   (exit 77 = skipped: no kubectl,
+chromium, chromedriver or selenium)
+"""
+
+import json
+import os
+import shutil
+import sys
+import time
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from local_cluster import SKIP, Checks, LocalCluster, expect, expect_in  # noqa: E402
+from kubectl_e2e import Kubectl, wait_until  # noqa: E402
+
+NS = "dash"
+NAME = "xss-orders"
+RANGES = ["--service-cidr", "127.17.0.0/16", "--pod-cidr", "127.27.0.0/16"]
+SPEED = 30
+
+SOURCE_NAME = 'Source: <img src=x onerror="window.__pwned=1">'
+SINK_NAME = "<script>window.__pwned=2</script>Sink & </td>"
+JOB_NAME = "<b onmouseover=window.__pwned=3>job</b>"
+
+OPERATOR_CONFIG = """
+kubernetes.operator.reconcile.interval: 10 s
+kubernetes.operator.observer.progress-check.interval: 5 s
+kubernetes.operator.observer.rest-ready.delay: 2 s
+"""
+
+
+def flink_deployment():
+    job = {"name": JOB_NAME,
+           "vertices": [{"id": "source", "name": SOURCE_NAME, "partitions": 16, "parallelism": 1,
+                         "capacityPerSubtask": 5000},
+                        {"id": "sink", "name": SINK_NAME, "parallelism": 1,
+                         "capacityPerSubtask": 50000}],
+           "edges": [{"from": "source", "to": "sink"}]}
+    manifest = {
+        "apiVersion": "flink.apache.org/v1beta1", "kind": "FlinkDeployment",
+        "metadata": {"name": NAME, "annotations": {"trimtab.dev/job": json.dumps(job),
+                                                   "trimtab.dev/workload": "18000"}},
+        "spec": {
+            "image": "flink:1.20", "flinkVersion": "v1_20",
+            "flinkConfiguration": {
+                "job.autoscaler.enabled": "true",
+                "job.autoscaler.stabilization.interval": "1 min",
+                "job.autoscaler.metrics.window": "2 min",
+                "pipeline.max-parallelism": "16",
+                "taskmanager.numberOfTaskSlots": "4",
+                "jobmanager.scheduler": "adaptive"},
+            "serviceAccount": "flink",
+            "jobManager": {"resources": {"memory": "1024m", "cpu": 0.5}},
+            "taskManager": {"resources": {"memory": "1024m", "cpu": 1}},
+            "job": {"jarURI": "local:///opt/flink/usrlib/x.jar", "parallelism": 1,
+                    "upgradeMode": "stateless"}}}
+    return json.dumps(manifest)
+
+
+def selenium_or_skip():
+    try:
+        from selenium import webdriver  # noqa: F401
+    except ImportError:
+        return None
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver") or (
+        "/usr/bin/chromedriver" if os.path.exists("/usr/bin/chromedriver") else None)
+    if not browser or not driver:
+        return None
+    return browser, driver
+
+
+def start_browser(browser, driver):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = browser
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1280,1600", "--no-first-run", "--disable-extensions"):
+        opts.add_argument(arg)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(driver), options=opts)
+
+
+def main():
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--trimtab", required=True)
+    ap.add_argument("--kubectl", default=shutil.which("kubectl") or "/usr/bin/kubectl")
+    ap.add_argument("--artifacts", default=os.path.join(os.getcwd(), "dashboard_e2e_artifacts"))
+    args = ap.parse_args()
+    if not os.path.exists(args.kubectl):
+        print("kubectl not found: skipping")
+        return SKIP
+    tools = selenium_or_skip()
+    if tools is None:
+        print("chromium, chromedriver or python3-selenium missing (scripts/install-deps.sh): "
+              "skipping")
+        return SKIP
+    os.makedirs(args.artifacts, exist_ok=True)
+    from selenium.webdriver.common.by import By
+
+    started = time.monotonic()
+    cluster = LocalCluster(args.trimtab, extra_args=RANGES + ["--speed", str(SPEED)])
+    config_path = os.path.join(cluster.tmp, "operator-config.yaml")
+    with open(config_path, "w") as f:
+        f.write(OPERATOR_CONFIG)
+    cluster.extra_args += ["--operator-config", config_path]
+
+    with cluster:
+        k = Kubectl(args.kubectl, cluster)
+        c = Checks()
+        url = cluster.server + "/dashboard/"
+        k.out("create", "namespace", NS)
+        browser = None
+        try:
+            def refuses_html_names():
+                bad = json.loads(flink_deployment())
+                bad["metadata"]["name"] = "<img src=x onerror=alert(1)>"
+                p = k.run("apply", "-n", NS, "-f", "-", stdin=json.dumps(bad), ok=False)
+                expect_in("metadata.name", p.stderr, "kubectl's error")
+            c.run("the API server refuses HTML in a FlinkDeployment's name", refuses_html_names)
+
+            def applies():
+                out = k.out("apply", "-n", NS, "-f", "-", stdin=flink_deployment())
+                expect_in("created", out)
+                with urllib.request.urlopen(url, timeout=5) as r:
+                    csp = r.headers.get("Content-Security-Policy", "")
+                expect("script-src 'self'" in csp and "default-src 'none'" in csp, csp)
+            c.run("a FlinkDeployment with HTML in its vertex and job names; the page has a CSP",
+                  applies)
+
+            browser = start_browser(*tools)
+            browser.set_page_load_timeout(30)
+
+            def page_loads():
+                browser.get(url)
+                wait_until(lambda: browser.find_elements(By.CSS_SELECTOR, "#jobs tbody tr"),
+                           timeout=20, what="the job list")
+                expect(browser.title == "trimtab dashboard", browser.title)
+            c.run("the page loads", page_loads)
+
+            def matches_kubectl():
+                items = k.json("get", "flinkdeployments", "-A")["items"]
+                want = sorted((i["metadata"]["namespace"], i["metadata"]["name"]) for i in items)
+
+                def same():
+                    rows = browser.find_elements(By.CSS_SELECTOR, "#jobs tbody tr")
+                    got = sorted((r.find_elements(By.TAG_NAME, "td")[1].text,
+                                  r.find_elements(By.TAG_NAME, "td")[2].text) for r in rows
+                                 if r.find_elements(By.TAG_NAME, "td")[0].text == "FlinkDeployment")
+                    expect(got == want, "page %s, kubectl %s" % (got, want))
+                    return True
+                wait_until(same, timeout=15, what="the page's job list to match kubectl")
+            c.run("the job list matches kubectl get flinkdeployments -A", matches_kubectl)
+
+            def chart_has_points():
+                wait_until(lambda: k.json("get", "flinkdeployment", NAME, "-n", NS)
+                           .get("status", {}).get("jobStatus", {}).get("state") == "RUNNING",
+                           timeout=60, what="the job to run")
+                row = [r for r in browser.find_elements(By.CSS_SELECTOR, "#jobs tbody tr")
+                       if NAME in r.text][0]
+                row.click()
+
+                def points():
+                    lines = browser.find_elements(By.CSS_SELECTOR, "#charts polyline.series")
+                    counts = [int(x.get_attribute("data-points") or 0) for x in lines]
+                    expect(counts and max(counts) >= 2, "series points: %s" % counts)
+                    return True
+                wait_until(points, timeout=60, what="a chart with points")
+                legend = browser.find_element(By.ID, "charts").text
+                expect_in(SOURCE_NAME, legend, "the chart legends (vertex names, as text)")
+            c.run("a chart has points, its legend names the vertices", chart_has_points)
+
+            def decision_opens_log():
+                # Live updates bring the first scaling's marker without a reload.
+                wait_until(lambda: browser.find_elements(By.CSS_SELECTOR, "#charts g.marker"),
+                           timeout=90, what="a decision marker on the charts")
+                browser.save_screenshot(os.path.join(args.artifacts, "dashboard-job.png"))
+                marker = browser.find_elements(By.CSS_SELECTOR, "#charts g.marker")[-1]
+                browser.execute_script(
+                    "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", marker)
+                wait_until(lambda: browser.find_element(By.ID, "log").is_displayed(), timeout=10,
+                           what="the decision log to open")
+                log = browser.find_element(By.ID, "log").text
+                for needle in ("Decision log: Scaled", "collect", "evaluate", "decide", "shape",
+                               "Executor plugins", SOURCE_NAME):
+                    expect_in(needle, log, "the decision log")
+                browser.save_screenshot(os.path.join(args.artifacts, "dashboard-decision-log.png"))
+            c.run("a decision marker opens its full decision log", decision_opens_log)
+
+            def nothing_ran():
+                flag = browser.execute_script("return window.__pwned === undefined ? null : "
+                                              "window.__pwned")
+                expect(flag is None, "injected script ran: window.__pwned = %r" % flag)
+                imgs = browser.execute_script(
+                    "return Array.from(document.querySelectorAll('img, script:not([src])')).length")
+                expect(imgs == 0, "%d elements came from data" % imgs)
+                page = browser.find_element(By.TAG_NAME, "body").text
+                expect_in(SINK_NAME.strip(), page, "the page text")
+                problems = [e for e in browser.get_log("browser")
+                            if e.get("level") == "SEVERE" and "favicon" not in e.get("message", "")]
+                expect(not problems, "browser errors: %s" % problems)
+            c.run("the injected HTML is text and never ran", nothing_ran)
+        finally:
+            if browser is not None:
+                try:
+                    browser.save_screenshot(os.path.join(args.artifacts, "dashboard-final.png"))
+                finally:
+                    browser.quit()
+        print("screenshots:", args.artifacts)
+        print("took %.0f s" % (time.monotonic() - started))
+        code = c.exit_code()
+        if code:
+            print(cluster.log()[-4000:])
+        return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
