@@ -6,9 +6,9 @@ A FlinkDeployment with the autoscaler on runs a two-vertex job whose vertex name
 hold HTML and script; its source is too slow for the input, so the autoscaler scales it up within
 a few simulated minutes (--speed 30). Checked:
 
-- the API server refuses a FlinkDeployment whose metadata.name holds HTML (Kubernetes names are
-  DNS subdomains), so names reach the page only as such; vertex names, job names and reasons
-  are free text and are what the injection test uses,
+- a FlinkDeployment whose metadata.name holds HTML: kube-apiserver refuses it (names are DNS
+  subdomains); trimtab local's API server stores it today, so the page must show it as text too;
+  vertex names and job names are free text everywhere,
 - the page loads from trimtab local's /dashboard/ with a strict Content-Security-Policy,
 - its job list is what `kubectl get flinkdeployments -A` lists,
 - the job's charts have points, and the parallelism chart a decision marker,
@@ -40,6 +40,7 @@ SPEED = 30
 SOURCE_NAME = 'Source: <img src=x onerror="window.__pwned=1">'
 SINK_NAME = "<script>window.__pwned=2</script>Sink & </td>"
 JOB_NAME = "<b onmouseover=window.__pwned=3>job</b>"
+HTML_NAME = "<img src=x onerror=window.__pwned=4>"
 
 OPERATOR_CONFIG = """
 kubernetes.operator.reconcile.interval: 10 s
@@ -69,8 +70,8 @@ def flink_deployment():
                 "taskmanager.numberOfTaskSlots": "4",
                 "jobmanager.scheduler": "adaptive"},
             "serviceAccount": "flink",
-            "jobManager": {"resources": {"memory": "1024m", "cpu": 0.5}},
-            "taskManager": {"resources": {"memory": "1024m", "cpu": 1}},
+            "jobManager": {"resource": {"memory": "1024m", "cpu": 0.5}},
+            "taskManager": {"resource": {"memory": "1024m", "cpu": 1}},
             "job": {"jarURI": "local:///opt/flink/usrlib/x.jar", "parallelism": 1,
                     "upgradeMode": "stateless"}}}
     return json.dumps(manifest)
@@ -133,12 +134,16 @@ def main():
         k.out("create", "namespace", NS)
         browser = None
         try:
-            def refuses_html_names():
+            def html_name():
+                # Kubernetes names are DNS subdomains: kube-apiserver refuses this one. trimtab
+                # local's API server (today) stores it, which makes it one more string to inject.
                 bad = json.loads(flink_deployment())
-                bad["metadata"]["name"] = "<img src=x onerror=alert(1)>"
-                p = k.run("apply", "-n", NS, "-f", "-", stdin=json.dumps(bad), ok=False)
-                expect_in("metadata.name", p.stderr, "kubectl's error")
-            c.run("the API server refuses HTML in a FlinkDeployment's name", refuses_html_names)
+                bad["metadata"]["name"] = HTML_NAME
+                bad["metadata"]["annotations"] = {"trimtab.dev/workload": "1"}
+                p = k.run("apply", "-n", NS, "-f", "-", stdin=json.dumps(bad), ok=None)
+                print("    a FlinkDeployment named %r: %s" %
+                      (HTML_NAME, "stored" if p.returncode == 0 else "refused"))
+            c.run("a FlinkDeployment whose name holds HTML (refused or shown as text)", html_name)
 
             def applies():
                 out = k.out("apply", "-n", NS, "-f", "-", stdin=flink_deployment())
@@ -164,10 +169,11 @@ def main():
                 want = sorted((i["metadata"]["namespace"], i["metadata"]["name"]) for i in items)
 
                 def same():
-                    rows = browser.find_elements(By.CSS_SELECTOR, "#jobs tbody tr")
-                    got = sorted((r.find_elements(By.TAG_NAME, "td")[1].text,
-                                  r.find_elements(By.TAG_NAME, "td")[2].text) for r in rows
-                                 if r.find_elements(By.TAG_NAME, "td")[0].text == "FlinkDeployment")
+                    # Read in one script: live updates re-render the table at any time.
+                    rows = browser.execute_script(
+                        "return Array.from(document.querySelectorAll('#jobs tbody tr'))"
+                        ".map(r => Array.from(r.cells).map(c => c.textContent))")
+                    got = sorted((r[1], r[2]) for r in rows if r[0] == "FlinkDeployment")
                     expect(got == want, "page %s, kubectl %s" % (got, want))
                     return True
                 wait_until(same, timeout=15, what="the page's job list to match kubectl")
@@ -177,9 +183,9 @@ def main():
                 wait_until(lambda: k.json("get", "flinkdeployment", NAME, "-n", NS)
                            .get("status", {}).get("jobStatus", {}).get("state") == "RUNNING",
                            timeout=60, what="the job to run")
-                row = [r for r in browser.find_elements(By.CSS_SELECTOR, "#jobs tbody tr")
-                       if NAME in r.text][0]
-                row.click()
+                browser.execute_script(
+                    "for (const r of document.querySelectorAll('#jobs tbody tr'))"
+                    "  if (r.cells[2].textContent === arguments[0]) r.click()", NAME)
 
                 def points():
                     lines = browser.find_elements(By.CSS_SELECTOR, "#charts polyline.series")
@@ -196,9 +202,9 @@ def main():
                 wait_until(lambda: browser.find_elements(By.CSS_SELECTOR, "#charts g.marker"),
                            timeout=90, what="a decision marker on the charts")
                 browser.save_screenshot(os.path.join(args.artifacts, "dashboard-job.png"))
-                marker = browser.find_elements(By.CSS_SELECTOR, "#charts g.marker")[-1]
                 browser.execute_script(
-                    "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", marker)
+                    "const m = document.querySelectorAll('#charts g.marker');"
+                    "m[m.length - 1].dispatchEvent(new MouseEvent('click', {bubbles: true}))")
                 wait_until(lambda: browser.find_element(By.ID, "log").is_displayed(), timeout=10,
                            what="the decision log to open")
                 log = browser.find_element(By.ID, "log").text
