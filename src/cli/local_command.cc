@@ -397,8 +397,7 @@ int RunLocal(const LocalFlags& flags) {
   std::unique_ptr<kube::KubeClient> dashboard_client;
   std::unique_ptr<dashboard::Dashboard> dash;
   if (!flags.api_only) {
-    auto client = kube::KubeClient::Create({.server = (*server)->url()},
-                                           {.user_agent = "trimtab-dashboard"});
+    auto client = kube::KubeClient::Create(admin, {.user_agent = "trimtab-dashboard"});
     if (client.ok()) {
       dashboard_client = std::move(client).value();
       auto created = dashboard::Dashboard::Create({.client = dashboard_client.get()});
@@ -437,7 +436,11 @@ int RunLocal(const LocalFlags& flags) {
                 flink_operator->health_port());
   }
   std::printf("\n");
-  if (dash) std::printf("dashboard:  %s/dashboard/\n", (*server)->url().c_str());
+  if (dash) {
+    std::printf("dashboard:  %s/dashboard/ (authenticated; from a browser: kubectl proxy, then "
+                "http://127.0.0.1:8001/dashboard/)\n",
+                (*server)->url().c_str());
+  }
   if (flags.speed != 1.0) {
     std::printf("clock:      %gx wall time (timestamps run ahead of the wall clock)\n", flags.speed);
   }

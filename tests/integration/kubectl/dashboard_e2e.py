@@ -9,7 +9,8 @@ a few simulated minutes (--speed 30). Checked:
 - a FlinkDeployment whose metadata.name holds HTML: kube-apiserver refuses it (names are DNS
   subdomains); trimtab local's API server stores it today, so the page must show it as text too;
   vertex names and job names are free text everywhere,
-- the page loads from trimtab local's /dashboard/ with a strict Content-Security-Policy,
+- the page loads from trimtab local's /dashboard/ (through `kubectl proxy`, as a browser reaches
+  it: the API server wants credentials) with a strict Content-Security-Policy,
 - its job list is what `kubectl get flinkdeployments -A` lists,
 - the job's charts have points, and the parallelism chart a decision marker,
 - clicking the marker opens the decision log (stages, vertices by name, executor chain),
@@ -23,7 +24,9 @@ chromium, chromedriver or selenium)
 
 import json
 import os
+import re
 import shutil
+import subprocess
 import sys
 import time
 import urllib.request
@@ -130,10 +133,17 @@ def main():
     with cluster:
         k = Kubectl(args.kubectl, cluster)
         c = Checks()
-        url = cluster.server + "/dashboard/"
         k.out("create", "namespace", NS)
+        # The API server answers authenticated requests only; a browser reaches the pages it
+        # mounts through `kubectl proxy`, which adds the kubeconfig's credentials.
+        proxy = subprocess.Popen([args.kubectl, "proxy", "--port=0"], env=cluster.env(),
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         browser = None
         try:
+            m = re.search(r"127\.0\.0\.1:(\d+)", proxy.stdout.readline())
+            expect(m, "kubectl proxy did not say its port")
+            url = "http://127.0.0.1:%s/dashboard/" % m.group(1)
+
             def html_name():
                 # Kubernetes names are DNS subdomains: kube-apiserver refuses this one. trimtab
                 # local's API server (today) stores it, which makes it one more string to inject.
@@ -151,7 +161,11 @@ def main():
                 with urllib.request.urlopen(url, timeout=5) as r:
                     csp = r.headers.get("Content-Security-Policy", "")
                 expect("script-src 'self'" in csp and "default-src 'none'" in csp, csp)
-            c.run("a FlinkDeployment with HTML in its vertex and job names; the page has a CSP",
+                # Straight to the API server without credentials: 401, as for the API itself.
+                status, _ = cluster.api("/dashboard/api/overview", token=None)
+                expect(status == 401, "without credentials: %s" % status)
+            c.run("a FlinkDeployment with HTML in its vertex and job names; the page has a CSP and "
+                  "needs credentials",
                   applies)
 
             browser = start_browser(*tools)
@@ -233,6 +247,8 @@ def main():
                     browser.save_screenshot(os.path.join(args.artifacts, "dashboard-final.png"))
                 finally:
                     browser.quit()
+            proxy.terminate()
+            proxy.wait(timeout=10)
         print("screenshots:", args.artifacts)
         print("took %.0f s" % (time.monotonic() - started))
         code = c.exit_code()
