@@ -222,8 +222,10 @@ def main():
                 wait_until(lambda: browser.find_element(By.ID, "log").is_displayed(), timeout=10,
                            what="the decision log to open")
                 log = browser.find_element(By.ID, "log").text
-                for needle in ("Decision log: Scaled", "collect", "evaluate", "decide", "shape",
-                               "Executor plugins", SOURCE_NAME):
+                # Scaled, or Vetoed / Blocked when a default safeguard (scale-guard) says no.
+                expect(re.search(r"Decision log: (Scaled|Vetoed|Blocked)", log), log[:300])
+                for needle in ("collect", "evaluate", "decide", "shape", "Executor plugins",
+                               SOURCE_NAME):
                     expect_in(needle, log, "the decision log")
                 browser.save_screenshot(os.path.join(args.artifacts, "dashboard-decision-log.png"))
             c.run("a decision marker opens its full decision log", decision_opens_log)
