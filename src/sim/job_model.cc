@@ -521,6 +521,13 @@ StatusOr<double> JobModel::Rescale(const std::map<VertexId, int>& parallelism, R
   for (size_t i = 0; i < vertices_.size(); ++i) changed = changed || next[i] != vertices_[i].p;
   if (!changed) return 0.0;
 
+  if (options.while_held) {
+    if (!held_) return FailedPreconditionError("rescale job " + spec_.name + ": not held");
+    if (fast_) DropFast();
+    for (size_t i = 0; i < vertices_.size(); ++i) vertices_[i].p = next[i];
+    RebuildLayout();
+    return 0.0;
+  }
   if (fast_) DropFast();  // the new tasks' counters and windows start from zero
   const RestoreSource from = options.restore_from.value_or(spec_.restart.rescale_from);
   double downtime = 0;

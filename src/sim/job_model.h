@@ -85,6 +85,10 @@ struct RescaleOptions {
   // No downtime and no rewind. Only for analytical bounds (the oracle policy); no real system
   // rescales for free.
   bool free = false;
+  // The job is held (not running: waiting for resources): only the layout of the tasks changes,
+  // for the deployment that follows. No restart is counted and the held downtime stays.
+  // Refused (FailedPrecondition) when the job is not held.
+  bool while_held = false;
 };
 
 // True demand on a vertex at the current input rates if nothing were throttled.

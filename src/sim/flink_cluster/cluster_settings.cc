@@ -217,6 +217,9 @@ StatusOr<ClusterSettings> ClusterSettings::Parse(const FlinkConfig& c, const Def
                            FirstDuration(c, {"jobmanager.adaptive-scheduler.submission.resource-wait-timeout",
                                              "jobmanager.adaptive-scheduler.resource-wait-timeout"}));
   if (wait) s.resource_wait_timeout = *wait;
+  TRIMTAB_ASSIGN_OR_RETURN(s.resource_stabilization_timeout,
+                           c.GetDuration("jobmanager.adaptive-scheduler.resource-stabilization-timeout",
+                                         s.resource_stabilization_timeout));
   TRIMTAB_RETURN_IF_ERROR(ParseTaskManager(c, &s.task_manager));
   TRIMTAB_ASSIGN_OR_RETURN(s.task_manager_idle_timeout,
                            c.GetDuration("resourcemanager.taskmanager-timeout", s.task_manager_idle_timeout));

@@ -100,6 +100,9 @@ struct ClusterSettings {
   bool reactive = false;
   Ms rescale_cooldown{30000};
   Ms resource_wait_timeout{300000};
+  // jobmanager.adaptive-scheduler.resource-stabilization-timeout: how long the slots a reactive
+  // job could use must stay unchanged before it is (re)scheduled on them.
+  Ms resource_stabilization_timeout{10000};
   TaskManagerSettings task_manager;
   Ms task_manager_idle_timeout{30000};  // resourcemanager.taskmanager-timeout
   // Restore.

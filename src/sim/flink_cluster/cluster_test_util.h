@@ -79,6 +79,7 @@ class FlinkClusterTest : public ::testing::Test {
     o.cluster.ha = ha_;
     o.cluster.reader = reader;
     o.cluster.seed = 42;
+    o.cluster.auto_task_managers = auto_task_managers_;
     o.clock = &clock_;
     return FlinkCluster::Create(std::move(o));
   }
@@ -99,6 +100,8 @@ class FlinkClusterTest : public ::testing::Test {
   std::filesystem::path root_;
   std::shared_ptr<SimFileSystem> fs_;
   std::shared_ptr<InMemoryHaStore> ha_;
+  // false: TaskManagers come and go only through RegisterTaskManager / UnregisterTaskManager.
+  bool auto_task_managers_ = true;
   static inline int counter_ = 0;
 };
 

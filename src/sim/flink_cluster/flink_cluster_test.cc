@@ -395,6 +395,62 @@ TEST_F(ClusterStateMachineTest, LostTaskManagerRestartsTheJob) {
   EXPECT_EQ(JobStatusOf(**c, kJobId), "RUNNING");
 }
 
+// Reactive mode (issue 21): the job runs on every slot there is and follows the TaskManagers.
+TEST_F(ClusterStateMachineTest, ReactiveModeRunsOnAllSlotsAndFollowsTheTaskManagers) {
+  auto_task_managers_ = false;
+  FlinkConfig config = BaseConfig();
+  config.Set("scheduler-mode", "reactive");
+  config.Set("taskmanager.numberOfTaskSlots", "2");
+  config.Set("parallelism.default", "1");  // ignored in reactive mode
+  auto c = Start(config);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  const auto tm = [](const std::string& id) {
+    TaskManagerInfo info;
+    info.id = id;
+    info.slots = 2;
+    return info;
+  };
+  const auto parallelism = [&] {
+    return (*c)->Locked([](ClusterState& s) {
+      std::vector<int> out;
+      for (const JobVertexView& v : s.FindJob(kJobId)->vertices()) out.push_back(v.parallelism);
+      return out;
+    });
+  };
+  (*c)->Locked([&](ClusterState& s) { s.RegisterTaskManager(tm("tm-1")); });
+  Advance(5s);  // within the resource stabilization timeout (10 s)
+  EXPECT_EQ(JobStatusOf(**c, kJobId), "CREATED");
+  Advance(10s);
+  EXPECT_EQ(JobStatusOf(**c, kJobId), "RUNNING");
+  EXPECT_EQ(parallelism(), (std::vector<int>{2, 2}));
+  const std::string key = TopicKey(**c);
+  // A second TaskManager: the job rescales to its 4 slots, from a checkpoint.
+  (*c)->Locked([&](ClusterState& s) { s.RegisterTaskManager(tm("tm-2")); });
+  Advance(30s);
+  EXPECT_EQ(JobStatusOf(**c, kJobId), "RUNNING");
+  EXPECT_EQ(parallelism(), (std::vector<int>{4, 4}));
+  (*c)->Locked([](ClusterState& s) {
+    EXPECT_EQ(s.FindJob(kJobId)->num_rescales(), 1);
+    EXPECT_EQ(s.slots().slots_of(kJobId), 4);
+  });
+  // It goes away: failover, and the job runs on the 2 slots left.
+  (*c)->Locked([](ClusterState& s) {
+    s.UnregisterTaskManager("tm-2", "pod deleted");
+    EXPECT_EQ(s.FindJob(kJobId)->status(), JobStatus::kRestarting);
+  });
+  Advance(30s);
+  EXPECT_EQ(JobStatusOf(**c, kJobId), "RUNNING");
+  EXPECT_EQ(parallelism(), (std::vector<int>{2, 2}));
+  EXPECT_TRUE(topics_->CheckLedger(key).empty()) << LedgerIssuesToString(topics_->CheckLedger(key));
+  // Reactive mode owns the parallelism: the REST rescale is refused, as Flink refuses it.
+  Status s = (*c)->Locked([](ClusterState& st) {
+    std::map<std::string, std::pair<int64_t, int64_t>> req;
+    for (const JobVertexView& v : st.FindJob(kJobId)->vertices()) req[v.id] = {1, 4};
+    return st.UpdateResourceRequirements(kJobId, req);
+  });
+  EXPECT_EQ(s.code(), StatusCode::kInternal);
+}
+
 // ---- Bounded jobs (sources with stopping offsets) -------------------------------------------
 
 // SmallJob() whose source stops at offset 1,000 of each of its 4 partitions: 4,000 records, all

@@ -189,7 +189,12 @@ int64_t FlinkJob::NextEventMs() const {
     case Phase::kFailing:
       return phase_until_ms_ > now_ms_ ? phase_until_ms_ : now_ms_ + 1;
     case Phase::kWaiting:
-      return created_until_ms_ > now_ms_ ? created_until_ms_ : kNever;
+      if (created_until_ms_ > now_ms_) return created_until_ms_;
+      if (env_.settings->reactive && reactive_slots_seen_ > 0) {
+        const int64_t stable = reactive_slots_since_ms_ + env_.settings->resource_stabilization_timeout.count();
+        if (stable > now_ms_) return stable;
+      }
+      return kNever;
     case Phase::kDeploying:
       if (task_state_ == ExecutionState::kDeploying && initializing_at_ms_ > now_ms_) return initializing_at_ms_;
       return std::max(running_at_ms_, now_ms_ + 1);
@@ -244,6 +249,18 @@ void FlinkJob::Progress() {
         }
         break;
       case Phase::kRunning:
+        if (env_.settings->reactive && !pending_rescale_) {
+          // New TaskManagers: scale up to what the job can now get.
+          const int available = AvailableSlots();
+          if (ReactiveSlotsStable(available) && available > required_slots()) {
+            std::map<VertexId, int> target = ReactiveTarget(available);
+            bool grows = false;
+            for (size_t i = 0; i < vertices_.size(); ++i) {
+              grows = grows || target[vertices_[i].spec_id] > vertices_[i].parallelism;
+            }
+            if (grows) pending_rescale_ = std::move(target);
+          }
+        }
         if (pending_rescale_ &&
             (last_rescale_ms_ < 0 || now_ms_ >= last_rescale_ms_ + env_.settings->rescale_cooldown.count())) {
           std::map<VertexId, int> target = std::move(*pending_rescale_);
@@ -375,8 +392,41 @@ void FlinkJob::EnterWaiting() {
   }
 }
 
+int FlinkJob::AvailableSlots() const { return env_.slots->free_slots() + env_.slots->slots_of(id_); }
+
+std::map<VertexId, int> FlinkJob::ReactiveTarget(int slots) const {
+  std::map<VertexId, int> target;
+  for (const JobVertexView& v : vertices_) target[v.spec_id] = std::clamp(slots, 1, std::max(1, v.max_parallelism));
+  return target;
+}
+
+bool FlinkJob::ReactiveSlotsStable(int available) {
+  if (available != reactive_slots_seen_) {
+    reactive_slots_seen_ = available;
+    reactive_slots_since_ms_ = now_ms_;
+  }
+  return available > 0 &&
+         now_ms_ >= reactive_slots_since_ms_ + env_.settings->resource_stabilization_timeout.count();
+}
+
 bool FlinkJob::TryDeploy() {
   if (now_ms_ < created_until_ms_) return false;
+  if (env_.settings->reactive) {
+    // The parallelism follows the slots: whatever the job graph said, every vertex runs on all
+    // of them (up to its max parallelism).
+    const int available = AvailableSlots();
+    if (!ReactiveSlotsStable(available)) return false;
+    const std::map<VertexId, int> target = ReactiveTarget(available);
+    bool changed = false;
+    for (size_t i = 0; i < vertices_.size(); ++i) {
+      changed = changed || target.at(vertices_[i].spec_id) != model_->parallelism(static_cast<int>(i));
+    }
+    if (changed) {
+      RescaleOptions layout;
+      layout.while_held = true;  // not deployed: the shape of the deployment that follows
+      if (model_->Rescale(target, layout).ok()) BuildVertices();
+    }
+  }
   if (!env_.slots->Allocate(id_, required_slots(), FromUnixMillis(now_ms_))) return false;
   const int64_t paused = Millis(model_->held_downtime_seconds());
   model_->Release(static_cast<double>(std::max<int64_t>(0, pending_downtime_ms_ - paused)) / 1000.0);

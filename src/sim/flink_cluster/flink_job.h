@@ -15,6 +15,12 @@
 //     restart strategy exhausted: FAILING -> FAILED
 //   rescale (adaptive, resource requirements): RUNNING -> RESTARTING -> CREATED -> RUNNING,
 //     restoring from the latest checkpoint
+//   reactive mode (scheduler-mode: reactive): every vertex runs at min(its max parallelism,
+//     the slots the job can get), as Flink's adaptive scheduler in reactive mode does. The job
+//     is scheduled once that slot count has not changed for resource-stabilization-timeout;
+//     while RUNNING, more slots (TaskManagers that registered) rescale it the same way (after
+//     the cooldown since the last rescale); a lost TaskManager fails it over, and it restarts
+//     on the slots that are left
 //   cancel: CANCELLING -> CANCELED; stop-with-savepoint: RUNNING (sources stop at the
 //     savepoint) -> FINISHED; JobManager shutdown: SUSPENDED
 //   bounded job (every source has stopping offsets): once the sources have read up to them
@@ -264,6 +270,12 @@ class FlinkJob {
   bool TryInitialize();
   void EnterWaiting();
   bool TryDeploy();
+  // Reactive mode: the slots the job can hold (its own and the free ones), the parallelism of
+  // every vertex on `slots`, and the stabilization bookkeeping (true once the slot count has
+  // been stable long enough).
+  int AvailableSlots() const;
+  std::map<VertexId, int> ReactiveTarget(int slots) const;
+  bool ReactiveSlotsStable(int available);
   void BeginRestart(int64_t downtime_ms, int64_t backoff_ms, bool rescale);
   void FinishTerminal(JobStatus s);
   // RUNNING: ends a bounded job whose input is read to the end (see the life of a job above).
@@ -350,6 +362,8 @@ class FlinkJob {
   std::map<std::string, VertexRequirement> requirements_;  // by vertex hex id
   std::optional<std::map<VertexId, int>> pending_rescale_;
   int64_t last_rescale_ms_ = -1;
+  int reactive_slots_seen_ = -1;          // reactive: the last available slot count seen
+  int64_t reactive_slots_since_ms_ = 0;   // and since when
 
   // Snapshots.
   std::map<int64_t, PendingSnapshot> pending_snapshots_;  // by checkpoint id

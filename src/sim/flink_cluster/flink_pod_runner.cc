@@ -427,6 +427,7 @@ StatusOr<std::unique_ptr<cluster::PodProcess>> FlinkPodRunner::StartJobManager(c
   init.tm_template.service_account_configured =
       config.Has("kubernetes.taskmanager.service-account") || config.Has("kubernetes.service-account");
   init.tm_shape = settings.task_manager;
+  init.standalone = IsStandaloneEntrypoint(ContainerArgs(*container));
   init.attempt = attempt;
   init.sync_interval = options_.sync_interval;
   init.start_log = {

@@ -12,7 +12,10 @@
 //   - creates TaskManager pods `<cluster-id>-taskmanager-<attempt>-<index>` (owned by the
 //     JobManager Deployment) until the jobs' slots are covered, registers each TaskManager once
 //     its pod is Running, deletes TaskManagers idle past resourcemanager.taskmanager-timeout,
-//     and fails the jobs whose TaskManager pods disappear;
+//     and fails the jobs whose TaskManager pods disappear; a JobManager on a standalone
+//     entrypoint (IsStandaloneEntrypoint) creates and deletes none: it registers the Running
+//     pods labelled app=<cluster-id>,component=taskmanager (a standalone TaskManager
+//     Deployment's) and loses the ones that go;
 //   - writes the HA ConfigMaps (high-availability.type: kubernetes);
 //   - on DELETE /cluster (or a finished application with execution.shutdown-on-application-
 //     finish) deletes the JobManager Deployment and the HA ConfigMaps, as Flink's native

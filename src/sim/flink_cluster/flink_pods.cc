@@ -101,6 +101,15 @@ std::optional<DeploymentMode> ModeFromArgs(const std::vector<std::string>& args)
   return std::nullopt;
 }
 
+bool IsStandaloneEntrypoint(const std::vector<std::string>& args) {
+  bool standalone = false;
+  for (const std::string& a : args) {
+    if (a.find("kubernetes-jobmanager.sh") != std::string::npos) return false;
+    if (a.find("standalone-job") != std::string::npos || a == "jobmanager") standalone = true;
+  }
+  return standalone;
+}
+
 std::string ConfigMapForConfDir(const Json& pod, const Json& container) {
   std::string conf_dir = ContainerEnv(container, "FLINK_CONF_DIR");
   if (conf_dir.empty()) conf_dir = "/opt/flink/conf";

@@ -32,6 +32,12 @@ std::vector<std::string> ContainerArgs(const Json& container);
 std::string ContainerEnv(const Json& container, const std::string& name);
 // kubernetes-application / standalone-job -> application, kubernetes-session -> session.
 std::optional<DeploymentMode> ModeFromArgs(const std::vector<std::string>& args);
+// Whether a JobManager runs Flink's standalone entrypoint (a token containing `standalone-job`,
+// or the docker entrypoint's `jobmanager`) rather than the native Kubernetes one
+// (`kubernetes-jobmanager.sh`): its resource manager then starts no TaskManager pods; the
+// TaskManagers are whatever pods labelled app=<cluster-id>,component=taskmanager run (the
+// TaskManager Deployment of the operator's standalone mode).
+bool IsStandaloneEntrypoint(const std::vector<std::string>& args);
 // The ConfigMap mounted at /opt/flink/conf (or the FLINK_CONF_DIR env) in `container`, else the
 // first ConfigMap volume holding a Flink configuration by name (flink-config-*); "" when none.
 std::string ConfigMapForConfDir(const Json& pod, const Json& container);

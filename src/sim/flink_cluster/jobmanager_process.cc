@@ -116,8 +116,9 @@ void FlinkPodRunner::JobManagerProcess::SyncOnce() {
 void FlinkPodRunner::JobManagerProcess::SyncTaskManagers() {
   const kube::KubeClient& kube = *init_.kube;
   kube::ReadOptions options;
-  StatusOr<LabelSelector> selector =
-      LabelSelector::Parse("app=" + init_.cluster_id + ",component=taskmanager,type=flink-native-kubernetes");
+  StatusOr<LabelSelector> selector = LabelSelector::Parse(
+      "app=" + init_.cluster_id + ",component=taskmanager" +
+      (init_.standalone ? std::string() : std::string(",type=flink-native-kubernetes")));
   if (!selector.ok()) return;
   options.labels = *selector;
   StatusOr<std::vector<Json>> pods = kube.List(kube::PodsResource(), init_.namespace_name, options);
@@ -168,6 +169,7 @@ void FlinkPodRunner::JobManagerProcess::SyncTaskManagers() {
       s.UnregisterTaskManager(id, "the TaskManager pod " + id + " is gone");
       Log("TaskManager " + id + " lost: its pod is gone or not running");
     }
+    if (init_.standalone) return;  // Flink's standalone resource manager starts no workers
     int alive = 0;
     for (const PodView& v : views) alive += v.alive ? 1 : 0;
     to_create = std::max(0, s.DesiredTaskManagers() - alive);

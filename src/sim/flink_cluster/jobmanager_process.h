@@ -39,6 +39,10 @@ class FlinkPodRunner::JobManagerProcess final : public cluster::PodProcess {
     std::string cluster_id;
     TaskManagerPodSpec tm_template;  // name filled per pod
     TaskManagerSettings tm_shape;
+    // Standalone entrypoint (IsStandaloneEntrypoint): the TaskManagers are the Running pods
+    // labelled app=<cluster-id>,component=taskmanager, whoever made them; none are created or
+    // released.
+    bool standalone = false;
     int attempt = 1;
     std::chrono::milliseconds sync_interval{200};
     std::vector<std::string> start_log;
