@@ -71,7 +71,8 @@ StatusOr<std::optional<Json>> ClusterClient::JobManagerDeployment(const std::str
 StatusOr<std::vector<Json>> ClusterClient::ClusterPods(const std::string& ns,
                                                        const std::string& name) const {
   return client_->List(kube::PodsResource(), ns,
-                       {.labels = Selector("app=" + name + ",type=" + kNativeType)});
+                       {.labels = Selector("app=" + name + ",type in (" + kNativeType + "," +
+                                           kStandaloneType + ")")});
 }
 
 StatusOr<std::vector<Json>> ClusterClient::JobManagerPods(const std::string& ns,
@@ -185,6 +186,10 @@ Status ClusterClient::Create(ClusterObjects objects) const {
   if (!owned.ok()) return owned.status().WithContext("set the owner of ConfigMap " + ns + "/" + ConfigMapName(name));
   TRIMTAB_RETURN_IF_ERROR(CreateOrReplace(ServicesResource(), ns, objects.internal_service, nullptr));
   TRIMTAB_RETURN_IF_ERROR(CreateOrReplace(ServicesResource(), ns, objects.rest_service, nullptr));
+  if (!objects.task_manager_deployment.is_null()) {
+    TRIMTAB_RETURN_IF_ERROR(
+        CreateOrReplace(DeploymentsResource(), ns, objects.task_manager_deployment, nullptr));
+  }
   for (decorators::KubeObject& o : objects.accompanying) {
     o.object["metadata"]["ownerReferences"] = Json::array({owner});
     TRIMTAB_RETURN_IF_ERROR(CreateDecorated(o, nullptr));

@@ -7,6 +7,7 @@
 //                   *-cluster-config-map) or *-jobmanager-leader; "has a checkpoint" = a data key
 //                   starting with "checkpointID-".
 //   cluster pods    labels app=<name>, type=flink-native-kubernetes (JobManager and TaskManagers)
+//                   or flink-standalone-kubernetes (a standalone cluster's TaskManagers)
 //   decorator objects  pre-created (a PodGroup) before the ConfigMap and the Deployment, then
 //                   owned by the Deployment (controller, blockOwnerDeletion); accompanying ones
 //                   after it, owned from the start. An object of that name that the operator did

@@ -1,6 +1,8 @@
 // Reconciliation part of FlinkDeploymentController (notes §B.4-§B.7): first deployment, the
 // autoscaler hook, the spec diff, in-place scaling, rollback, session cluster changes, snapshots,
 // JobManager recovery and TTL, and Deploy().
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
@@ -315,9 +317,45 @@ void FlinkDeploymentController::RunAutoscaler(DeploymentPass& p) {
   RefreshConfig(p);
 }
 
+bool FlinkDeploymentController::TryStandaloneScale(DeploymentPass& p) {
+  const api::FlinkDeploymentSpec& spec = p.resource.spec;
+  if (spec.job) {
+    auto mode = p.config.find("scheduler-mode");
+    std::string value = mode == p.config.end() ? "" : mode->second;
+    std::transform(value.begin(), value.end(), value.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (value != "reactive") {
+      spdlog::info("{}/{}: reactive scaling is not enabled", p.ns(), p.name());
+      return false;
+    }
+  }
+  const std::string name = TaskManagerDeploymentName(p.name());
+  StatusOr<Json> deployment = deps_.client->Get(DeploymentsResource(), p.ns(), name);
+  if (!deployment.ok()) {
+    spdlog::warn("{}/{}: TaskManager Deployment {} not found: {}", p.ns(), p.name(), name,
+                 deployment.status().ToString());
+    return false;
+  }
+  const int64_t desired = StandaloneTaskManagerReplicas(spec, p.config);
+  const int64_t actual = (*deployment)["spec"].value("replicas", int64_t{1});
+  if (actual == desired) return true;
+  spdlog::info("{}/{}: scaling TaskManager replicas: actual({}) -> desired({})", p.ns(), p.name(),
+               actual, desired);
+  const Json patch = {{"spec", {{"replicas", desired}}}};
+  StatusOr<Json> patched = deps_.client->Patch(DeploymentsResource(), p.ns(), name,
+                                               kube::PatchType::kMerge, patch.dump());
+  if (!patched.ok()) {
+    spdlog::info("{}/{}: scaling the TaskManager Deployment failed, upgrading instead: {}", p.ns(),
+                 p.name(), patched.status().ToString());
+    return false;
+  }
+  return true;
+}
+
 bool FlinkDeploymentController::TryInPlaceScale(DeploymentPass& p, const Json& recorded_spec) {
   const api::FlinkDeploymentStatus& st = p.status();
   const api::FlinkDeploymentSpec& spec = p.resource.spec;
+  if (spec.EffectiveMode() == api::DeploymentMode::kStandalone) return TryStandaloneScale(p);
   if (!spec.job || !p.options.inplace_scaling_enabled || !spec.flink_version ||
       !api::IsAtLeast(*spec.flink_version, api::FlinkVersion::kV1_18) || !p.rest ||
       st.job_manager_deployment_status != JmStatus::kReady ||

@@ -498,6 +498,59 @@ TEST_F(UpgradeTest, Issue28UnschedulableRescaleGoesBackToTheLastRunningParalleli
             autoscaler.revert.decision_log);
 }
 
+// Issue 21: an HPA (or kubectl scale) on a reactive standalone FlinkDeployment changes
+// spec.taskManager.replicas; the operator scales the TaskManager Deployment, as upstream's
+// StandaloneFlinkService.scale, and the job stays where it is.
+TEST_F(UpgradeTest, ReactiveStandaloneScalesTheTaskManagerDeploymentWithoutAnUpgrade) {
+  const std::string job = DeployToStable(
+      AppYaml("sm", "savepoint", "    scheduler-mode: REACTIVE\n", "  mode: standalone\n"), "sm");
+  StatusOr<Json> jm = env_.client()->Get(DeploymentsResource(), "default", "sm");
+  ASSERT_TRUE(jm.ok());
+  EXPECT_EQ((*jm)["spec"]["template"]["spec"]["containers"][0]["args"], Json::array({"standalone-job"}));
+  StatusOr<Json> tms = env_.client()->Get(DeploymentsResource(), "default", "sm-taskmanager");
+  ASSERT_TRUE(tms.ok()) << tms.status().ToString();
+  EXPECT_EQ((*tms)["spec"]["replicas"], 1);  // ceil(parallelism 2 / 2 slots)
+  EXPECT_EQ((*tms)["spec"]["selector"]["matchLabels"],
+            Json::parse(R"({"app": "sm", "component": "taskmanager", "type": "flink-standalone-kubernetes"})"));
+  EXPECT_EQ((*tms)["metadata"]["ownerReferences"][0]["uid"], (*jm)["metadata"]["uid"]);
+  EXPECT_EQ((*tms)["spec"]["template"]["spec"]["containers"][0]["args"], Json::array({"taskmanager"}));
+  StatusOr<Json> conf = env_.DeployedConfig("sm");
+  ASSERT_TRUE(conf.ok());
+  EXPECT_EQ((*conf)["execution.target"], "remote");
+  EXPECT_EQ((*conf)["kubernetes.internal.taskmanager.replicas"], "1");
+  api::FlinkDeployment fd = Get("sm");
+  ASSERT_TRUE(fd.status.task_manager.has_value());
+  EXPECT_EQ(fd.status.task_manager->label_selector, "component=taskmanager,app=sm");
+  EXPECT_EQ(fd.status.task_manager->replicas, 1);
+
+  ASSERT_TRUE(env_.UpdateSpec(FlinkDeploymentsResource(), "sm", [](Json& spec) {
+    spec["taskManager"]["replicas"] = 3;
+  }).ok());
+  Pass("sm");
+  tms = env_.client()->Get(DeploymentsResource(), "default", "sm-taskmanager");
+  ASSERT_TRUE(tms.ok());
+  EXPECT_EQ((*tms)["spec"]["replicas"], 3);
+  EXPECT_EQ(env_.jm()->Count("POST", "/jobs/" + job + "/stop"), 0);
+  EXPECT_EQ(DeploymentAnnotation("sm"), "1");  // no redeploy
+  fd = Get("sm");
+  EXPECT_EQ(fd.status.reconciliation_status.state, ReconciliationState::kDeployed);
+  EXPECT_EQ(Recorded(fd)["taskManager"]["replicas"], 3);
+  EXPECT_EQ(fd.status.task_manager->replicas, 3);
+  EXPECT_EQ(fd.status.job_status.job_id, job);
+  ASSERT_EQ(env_.Events("sm", "SpecChanged").size(), 1u);
+  EXPECT_EQ(env_.Events("sm", "SpecChanged")[0].rfind("SCALE change(s) detected", 0), 0u)
+      << env_.Events("sm", "SpecChanged")[0];
+}
+
+TEST_F(UpgradeTest, StandaloneWithoutReactiveModeUpgradesOnAReplicasChange) {
+  const std::string job = DeployToStable(AppYaml("sm", "savepoint", "", "  mode: standalone\n"), "sm");
+  ASSERT_TRUE(env_.UpdateSpec(FlinkDeploymentsResource(), "sm", [](Json& spec) {
+    spec["taskManager"]["replicas"] = 2;
+  }).ok());
+  Pass("sm");
+  EXPECT_EQ(env_.jm()->Count("POST", "/jobs/" + job + "/stop"), 1);
+}
+
 TEST_F(UpgradeTest, RollbackToTheLastStableSpec) {
   const std::string job = DeployToStable(
       AppYaml("sm", "last-state",

@@ -1,5 +1,6 @@
 #include "operator/flink_config_builder.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <random>
 
@@ -55,6 +56,23 @@ int64_t JobParallelism(const api::FlinkDeploymentSpec& spec, const api::FlinkCon
   return 0;
 }
 
+int64_t StandaloneTaskManagerReplicas(const api::FlinkDeploymentSpec& spec,
+                                      const api::FlinkConfiguration& conf) {
+  if (spec.task_manager && spec.task_manager->replicas && *spec.task_manager->replicas > 0) {
+    return *spec.task_manager->replicas;
+  }
+  if (auto it = conf.find(kStandaloneTaskManagerReplicas); it != conf.end()) {
+    try {
+      return std::max<int64_t>(0, std::stoll(it->second));
+    } catch (...) {
+    }
+  }
+  if (!spec.job) return 1;
+  const int64_t slots = TaskSlots(conf);
+  const int64_t parallelism = std::max<int64_t>(1, JobParallelism(spec, conf));
+  return (parallelism + slots - 1) / slots;
+}
+
 void StripOperatorKeys(api::FlinkConfiguration* conf) {
   for (auto it = conf->begin(); it != conf->end();) {
     if (it->first.starts_with("kubernetes.operator.") || it->first.starts_with("job.autoscaler.")) {
@@ -76,7 +94,13 @@ StatusOr<api::FlinkConfiguration> BuildDeployConfig(const api::ObjectMeta& meta,
 
   conf[flink_keys::kClusterId] = name;
   conf[flink_keys::kNamespace] = meta.namespace_name();
-  conf["execution.target"] = application ? "kubernetes-application" : "kubernetes-session";
+  const bool standalone = spec.EffectiveMode() == api::DeploymentMode::kStandalone;
+  if (standalone) {
+    conf["execution.target"] = "remote";
+    conf[kStandaloneClusterMode] = application ? "APPLICATION" : "SESSION";
+  } else {
+    conf["execution.target"] = application ? "kubernetes-application" : "kubernetes-session";
+  }
   conf["$internal.flink.version"] = std::string(api::Name(version));
   if (IsHaEnabled(conf)) conf[flink_keys::kHaClusterId] = name;
 
@@ -103,6 +127,10 @@ StatusOr<api::FlinkConfiguration> BuildDeployConfig(const api::ObjectMeta& meta,
                                          "kubernetes.taskmanager", &conf));
   }
   SetDefault(&conf, "kubernetes.rest-service.exposed.type", "ClusterIP");
+  if ((spec.task_manager && spec.task_manager->replicas && *spec.task_manager->replicas > 0) ||
+      (standalone && application)) {
+    conf[kStandaloneTaskManagerReplicas] = std::to_string(StandaloneTaskManagerReplicas(spec, conf));
+  }
 
   if (application) {
     const api::JobSpec& job = *spec.job;

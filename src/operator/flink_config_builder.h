@@ -4,10 +4,15 @@
 //
 // BuildDeployConfig starts from the effective configuration (operator defaults, namespace and
 // version layers, spec.flinkConfiguration) and adds, in this order:
-//   identity      kubernetes.cluster-id = name, kubernetes.namespace, execution.target,
-//                 high-availability.cluster-id = name when HA is on, $internal.flink.version
+//   identity      kubernetes.cluster-id = name, kubernetes.namespace, execution.target
+//                 (standalone mode: remote, and kubernetes.internal.cluster-mode APPLICATION /
+//                 SESSION), high-availability.cluster-id = name when HA is on,
+//                 $internal.flink.version
 //   pods          image, pull policy, service account, JobManager replicas, process memory and
-//                 cpu (+ limit factors) from jobManager/taskManager resources
+//                 cpu (+ limit factors) from jobManager/taskManager resources;
+//                 kubernetes.internal.taskmanager.replicas = taskManager.replicas when set, else
+//                 (standalone application) ceil(parallelism / slots): the size of the
+//                 standalone TaskManager Deployment
 //   job           pipeline.jars, $internal.application.main / program-args, parallelism.default
 //                 (taskManager.replicas x slots when replicas are set), pipeline.name
 //   defaults      execution.checkpointing.interval 5 min for last-state when unset, externalized
@@ -36,6 +41,10 @@
 
 namespace trimtab::op {
 
+// Upstream StandaloneKubernetesConfigOptionsInternal keys.
+inline constexpr char kStandaloneTaskManagerReplicas[] = "kubernetes.internal.taskmanager.replicas";
+inline constexpr char kStandaloneClusterMode[] = "kubernetes.internal.cluster-mode";
+
 struct DeployParams {
   std::string job_id;         // 32 hex; "" for session clusters
   std::string restore_path;   // "" = start without state
@@ -55,6 +64,11 @@ void StripOperatorKeys(api::FlinkConfiguration* conf);
 int64_t JobParallelism(const api::FlinkDeploymentSpec& spec, const api::FlinkConfiguration& conf);
 // Task slots per TaskManager (taskmanager.numberOfTaskSlots, default 1).
 int64_t TaskSlots(const api::FlinkConfiguration& conf);
+// The TaskManager count of a standalone cluster: taskManager.replicas when set (> 0), else
+// kubernetes.internal.taskmanager.replicas of `conf`, else ceil(parallelism / slots) for an
+// application and 1 for a session cluster (upstream FlinkConfigBuilder.applyTaskManagerSpec).
+int64_t StandaloneTaskManagerReplicas(const api::FlinkDeploymentSpec& spec,
+                                      const api::FlinkConfiguration& conf);
 
 
 // True for Flink >= 1.19 (config.yaml), false before (flink-conf.yaml).

@@ -83,6 +83,23 @@ TEST(FlinkConfigBuilderTest, DeployConfig) {
   EXPECT_EQ(conf->count("execution.savepoint.path"), 0u);
   EXPECT_EQ(conf->at("parallelism.default"), "6");
   EXPECT_EQ(conf->count("job-result-store.storage-path"), 0u);
+  EXPECT_EQ(conf->at("kubernetes.internal.taskmanager.replicas"), "3");
+
+  // Standalone mode (upstream FlinkConfigBuilderTest): target remote, the cluster mode, and the
+  // TaskManager count from the replicas, else from parallelism / slots.
+  d.spec.mode = api::DeploymentMode::kStandalone;
+  conf = BuildDeployConfig(d.metadata, d.spec, effective, {});
+  ASSERT_TRUE(conf.ok());
+  EXPECT_EQ(conf->at("execution.target"), "remote");
+  EXPECT_EQ(conf->at("kubernetes.internal.cluster-mode"), "APPLICATION");
+  EXPECT_EQ(conf->at("parallelism.default"), "6");
+  EXPECT_EQ(conf->at("kubernetes.internal.taskmanager.replicas"), "3");
+  d.spec.task_manager->replicas.reset();
+  d.spec.job->parallelism = 10;
+  conf = BuildDeployConfig(d.metadata, d.spec, effective, {});
+  ASSERT_TRUE(conf.ok());
+  EXPECT_EQ(conf->at("kubernetes.internal.taskmanager.replicas"),
+            std::to_string((10 + TaskSlots(*conf) - 1) / TaskSlots(*conf)));
 }
 
 TEST(FlinkConfigBuilderTest, ConfigFileText) {

@@ -98,7 +98,39 @@ void FlinkDeploymentController::EnsureRestClient(DeploymentPass& p) {
   p.job.rest = p.rest.get();
 }
 
+namespace {
+
+// status.taskManager of an application (upstream ReconciliationUtils.getTaskManagerInfo, kept in
+// step with the recorded spec): while the recorded job is running, the TaskManager pods' label
+// selector and ceil(parallelism / slots); otherwise no selector and 0. The scale subresource
+// reads it (statusReplicasPath, labelSelectorPath), so HPAs find the TaskManager pods.
+void SetTaskManagerInfo(DeploymentPass& p) {
+  api::FlinkDeploymentStatus& st = p.status();
+  const std::string& recorded = st.reconciliation_status.last_reconciled_spec;
+  if (!p.application() || recorded.empty()) return;
+  api::TaskManagerInfo info;
+  StatusOr<api::FlinkDeploymentSpec> spec = api::ParseRecordedDeploymentSpec(recorded);
+  if (spec.ok() && spec->job && spec->job->state == api::JobState::kRunning) {
+    info.label_selector = "component=taskmanager,app=" + p.name();
+    int64_t parallelism = JobParallelism(*spec, p.config);
+    if (parallelism <= 0) {
+      auto it = p.config.find(flink_keys::kParallelismDefault);
+      try {
+        parallelism = it == p.config.end() ? 1 : std::stoll(it->second);
+      } catch (...) {
+        parallelism = 1;
+      }
+    }
+    const int64_t slots = TaskSlots(p.config);
+    info.replicas = (std::max<int64_t>(1, parallelism) + slots - 1) / slots;
+  }
+  st.task_manager = info;
+}
+
+}  // namespace
+
 Status FlinkDeploymentController::WriteStatus(DeploymentPass& p) {
+  SetTaskManagerInfo(p);
   TRIMTAB_RETURN_IF_ERROR(
       status_recorder_.Write(&p.object, api::EncodeFlinkDeploymentStatus(p.status())));
   p.job.involved.resource_version = kube::ObjectResourceVersion(p.object);

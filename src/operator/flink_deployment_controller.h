@@ -77,7 +77,12 @@ class FlinkDeploymentController {
   Status FirstDeploy(DeploymentPass& p);
   Status ReconcileSessionChange(DeploymentPass& p);
   void RunAutoscaler(DeploymentPass& p);
+  // A SCALE change applied without an upgrade: native mode through the adaptive scheduler's
+  // resource requirements; standalone mode (reactive scheduler, or a session cluster) by
+  // scaling the TaskManager Deployment to the new TaskManager count, which the job follows
+  // (upstream StandaloneFlinkService.scale). False: upgrade instead.
   bool TryInPlaceScale(DeploymentPass& p, const Json& recorded_spec);
+  bool TryStandaloneScale(DeploymentPass& p);
   bool ShouldRollback(DeploymentPass& p);
   Status RollBack(DeploymentPass& p);
   Status ReconcileOtherChanges(DeploymentPass& p);

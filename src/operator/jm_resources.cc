@@ -194,6 +194,56 @@ Json MergePodTemplates(const Json& base, const Json& over) {
   return over;
 }
 
+std::string TaskManagerDeploymentName(const std::string& cluster_id) {
+  return cluster_id + "-taskmanager";
+}
+
+Json StandaloneTaskManagerLabels(const std::string& name) {
+  return {{"app", name}, {"component", "taskmanager"}, {"type", kStandaloneType}};
+}
+
+namespace {
+
+// The TaskManager Deployment of a standalone cluster (upstream
+// StandaloneKubernetesTaskManagerFactory): <name>-taskmanager, the TaskManager pod template with
+// the main container running the image's `taskmanager` entrypoint on the cluster's
+// configuration, kubernetes.internal.taskmanager.replicas replicas (1 when unset).
+Json StandaloneTaskManagerDeployment(const std::string& name, const std::string& ns,
+                                     const api::FlinkDeploymentSpec& spec,
+                                     const api::FlinkConfiguration& conf, const Json& tm_template,
+                                     const Json& config_items) {
+  const Json labels = StandaloneTaskManagerLabels(name);
+  Json pod = tm_template.is_object() ? tm_template : Json::object();
+  Json pod_meta = pod.value("metadata", Json::object());
+  Json pod_labels = pod_meta.value("labels", Json::object());
+  pod_labels.update(labels);
+  pod_meta["labels"] = pod_labels;
+  Json container = {
+      {"name", kMainContainer},
+      {"image", spec.image},
+      {"args", Json::array({"taskmanager"})},
+      {"ports", Json::array({{{"name", "rpc"}, {"containerPort", 6122}, {"protocol", "TCP"}}})},
+      {"resources", ContainerResources(conf, "taskmanager")},
+      {"volumeMounts", Json::array({{{"name", "flink-config-volume"},
+                                     {"mountPath", "/opt/flink/conf"}}})}};
+  if (!spec.image_pull_policy.empty()) container["imagePullPolicy"] = spec.image_pull_policy;
+  Json pod_spec = WithMainContainer(pod.value("spec", Json::object()), container);
+  Json volumes = pod_spec.value("volumes", Json::array());
+  volumes.push_back({{"name", "flink-config-volume"},
+                     {"configMap", {{"name", ConfigMapName(name)}, {"items", config_items}}}});
+  pod_spec["volumes"] = volumes;
+  if (!spec.service_account.empty()) pod_spec["serviceAccountName"] = spec.service_account;
+  return {{"apiVersion", "apps/v1"},
+          {"kind", "Deployment"},
+          {"metadata", Metadata(TaskManagerDeploymentName(name), ns, labels)},
+          {"spec",
+           {{"replicas", IntConf(conf, kStandaloneTaskManagerReplicas, 1)},
+            {"selector", {{"matchLabels", labels}}},
+            {"template", {{"metadata", pod_meta}, {"spec", pod_spec}}}}}};
+}
+
+}  // namespace
+
 StatusOr<ClusterObjects> BuildClusterObjects(const api::ObjectMeta& meta,
                                              const api::FlinkDeploymentSpec& spec,
                                              const api::FlinkConfiguration& conf) {
@@ -245,12 +295,18 @@ StatusOr<ClusterObjects> BuildClusterObjects(const api::ObjectMeta& meta,
   Json ports = Json::array({{{"name", "rest"}, {"containerPort", rest_port}, {"protocol", "TCP"}},
                             {{"name", "jobmanager-rpc"}, {"containerPort", 6123}, {"protocol", "TCP"}},
                             {{"name", "blobserver"}, {"containerPort", 6124}, {"protocol", "TCP"}}});
+  const bool standalone = spec.EffectiveMode() == api::DeploymentMode::kStandalone;
+  // Standalone mode runs Flink's standalone entrypoints (the docker image's): the JobManager
+  // starts no TaskManagers; the TaskManager Deployment below provides them.
+  const Json jm_args =
+      standalone ? Json::array({spec.job ? "standalone-job" : "jobmanager"})
+                 : Json::array({"bash", "-c",
+                                std::string("kubernetes-jobmanager.sh ") +
+                                    (spec.job ? "kubernetes-application" : "kubernetes-session")});
   Json container = {
       {"name", kMainContainer},
       {"image", spec.image},
-      {"args", Json::array({"bash", "-c",
-                            std::string("kubernetes-jobmanager.sh ") +
-                                (spec.job ? "kubernetes-application" : "kubernetes-session")})},
+      {"args", jm_args},
       {"ports", ports},
       {"resources", ContainerResources(conf, "jobmanager")},
       {"env", Json::array({{{"name", "_POD_IP_ADDRESS"},
@@ -287,6 +343,11 @@ StatusOr<ClusterObjects> BuildClusterObjects(const api::ObjectMeta& meta,
                       {"strategy", {{"type", "Recreate"}}},
                       {"template", {{"metadata", pod_meta}, {"spec", pod_spec}}}}}};
 
+  if (standalone) {
+    out.task_manager_deployment =
+        StandaloneTaskManagerDeployment(name, ns, spec, conf, templates.task_manager, items);
+  }
+
   out.internal_service = {
       {"apiVersion", "v1"},
       {"kind", "Service"},
@@ -313,6 +374,9 @@ void WithDeploymentOwner(ClusterObjects* objects, const std::string& deployment_
                                     /*controller=*/true, /*block_owner_deletion=*/true);
   for (Json* o : {&objects->config_map, &objects->internal_service, &objects->rest_service}) {
     (*o)["metadata"]["ownerReferences"] = Json::array({owner});
+  }
+  if (!objects->task_manager_deployment.is_null()) {
+    objects->task_manager_deployment["metadata"]["ownerReferences"] = Json::array({owner});
   }
 }
 

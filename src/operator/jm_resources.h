@@ -9,8 +9,15 @@
 //                                    true), strategy Recreate, container flink-main-container
 //   Service    <name>                headless, 6123 jobmanager-rpc, 6124 blobserver
 //   Service    <name>-rest           ClusterIP, 8081 rest
+//   Deployment <name>-taskmanager    standalone mode only (upstream StandaloneKubernetesUtils):
+//                                    labels app/component=taskmanager/
+//                                    type=flink-standalone-kubernetes, replicas
+//                                    kubernetes.internal.taskmanager.replicas, container
+//                                    flink-main-container running `taskmanager`; the JobManager
+//                                    then runs `standalone-job` (application) or `jobmanager`
+//                                    (session) and starts no TaskManager pods itself
 //
-// The ConfigMap and both Services are owned by the JobManager Deployment (set once its uid is
+// The ConfigMap, both Services and the TaskManager Deployment are owned by the JobManager Deployment (set once its uid is
 // known: WithDeploymentOwner). spec.podTemplate is the base, jobManager.podTemplate /
 // taskManager.podTemplate are merged over it (objects recursively, lists of named items by name):
 // UserPodTemplates. The step decorators (decorators/decorator_chain.h) may change both templates
@@ -37,12 +44,14 @@ namespace trimtab::op {
 inline constexpr char kGenerationAnnotation[] = "flinkdeployment.flink.apache.org/generation";
 inline constexpr char kMainContainer[] = "flink-main-container";
 inline constexpr char kNativeType[] = "flink-native-kubernetes";
+inline constexpr char kStandaloneType[] = "flink-standalone-kubernetes";
 
 struct ClusterObjects {
   Json config_map;
   Json deployment;
   Json internal_service;
   Json rest_service;
+  Json task_manager_deployment;  // standalone mode only (null otherwise)
   std::vector<decorators::KubeObject> pre_creation;  // created before the Deployment
   std::vector<decorators::KubeObject> accompanying;  // created after it
 };
@@ -88,6 +97,11 @@ Json MergePodTemplates(const Json& base, const Json& override);
 
 // Labels of the cluster's pods: app=<name>, component=<component>, type=flink-native-kubernetes.
 Json ClusterLabels(const std::string& name, const std::string& component);
+
+// Standalone mode: the TaskManager Deployment's name (<cluster-id>-taskmanager) and its pods'
+// labels (app=<name>, component=taskmanager, type=flink-standalone-kubernetes).
+std::string TaskManagerDeploymentName(const std::string& cluster_id);
+Json StandaloneTaskManagerLabels(const std::string& name);
 
 // Service names.
 std::string RestServiceName(const std::string& cluster_id);
