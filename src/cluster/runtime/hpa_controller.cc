@@ -270,7 +270,10 @@ Observations HpaController::Observe(const Json& hpa, const core::hpa::HpaSpec& s
         auto list = GetJson(*client_, WithQuery("/apis/external.metrics.k8s.io/v1beta1/namespaces/" +
                                                     ns + "/" + http::UrlEncode(m.metric.name),
                                                 {Query("labelSelector", SelectorString(m.metric.selector))}));
-        if (!list.ok()) break;
+        if (!list.ok()) {
+          obs.external_errors[m.metric.name] = list.status().message();
+          break;
+        }
         auto& series = obs.external[m.metric.name];
         for (const Json& item : At(*list, {"items"})) {
           auto value = Quantity::Parse(item.value("value", ""));

@@ -1,8 +1,11 @@
 // The HPA controller against an in-process API server serving the metrics APIs, with the full
 // runtime on a clock 20x faster than wall time: a Deployment whose load is too high is scaled out
 // within its behavior policy, status / conditions / events are written as upstream writes them,
-// the history survives a restart of the runtime (the rate policy still holds), and a missing
-// target gives FailedGetScale.
+// the history survives a restart of the runtime (the rate policy still holds), a missing
+// target gives FailedGetScale, and a metric that cannot be fetched (an external metric whose
+// selector matches no series, or whose source fails) gives upstream's condition and events and
+// never a scaling action: no series is no value, never zero.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -51,11 +54,20 @@ Json Hpa(const std::string& name, const std::string& target, Json behavior) {
 class HpaControllerTest : public ClusterTest {
  protected:
   void SetUp() override {
+    auto metrics = std::make_shared<metrics::LocalMetricsProvider>();
+    // queue_depth: one series, queue=jobs; broken: its source fails.
+    metrics->AddExternal("queue_depth", [](const std::string&, const LabelSelector&, TimePoint now) {
+      return StatusOr<std::vector<ExternalValue>>(std::vector<ExternalValue>{
+          {.labels = {{"queue", "jobs"}}, .value = Quantity::FromInt(30), .timestamp = now}});
+    });
+    metrics->AddExternal("broken", [](const std::string&, const LabelSelector&, TimePoint) {
+      return StatusOr<std::vector<ExternalValue>>(UnavailableError("connection refused"));
+    });
     auto server = ApiServer::Create({.port = 0,
                                      .clock = &clock_,
                                      .gc_period = std::chrono::milliseconds(200),
                                      .lifecycle_period = std::chrono::milliseconds(100),
-                                     .metrics = std::make_shared<metrics::LocalMetricsProvider>()});
+                                     .metrics = metrics});
     ASSERT_TRUE(server.ok()) << server.status().ToString();
     server_ = std::move(server).value();
     kube::RestConfig config;
@@ -148,6 +160,62 @@ TEST_F(HpaControllerTest, MissingTargetIsFailedGetScale) {
   EXPECT_EQ(FindCondition(GetHpa("ghost"), "AbleToScale")->value("message", ""),
             "the HPA controller was unable to get the target's current scale: deployments.apps "
             "\"nope\" not found");
+}
+
+Json ExternalMetric(const std::string& name, Json selector, Json target) {
+  Json metric = {{"name", name}};
+  if (!selector.is_null()) metric["selector"] = selector;
+  return {{"type", "External"}, {"external", {{"metric", metric}, {"target", target}}}};
+}
+
+TEST_F(HpaControllerTest, MetricsThatCannotBeFetchedNeverScale) {
+  // "a": 3 pods at 10m of 200m each, so cpu alone would scale down to 1; its second metric
+  // selects no series of queue_depth. If no series counted as 0 the HPA would scale it down.
+  Create(DeploymentsGvr(), Deployment("a", 3, "30m"));
+  Json a = Hpa("a", "a", Json());
+  a["spec"]["metrics"].push_back(ExternalMetric("queue_depth", {{"matchLabels", {{"queue", "nope"}}}},
+                                                {{"type", "Value"}, {"value", "10"}}));
+  Create(HorizontalPodAutoscalersGvr(), a);
+  // "b": its only metric's source fails.
+  Create(DeploymentsGvr(), Deployment("b", 2, "30m"));
+  Json b = Hpa("b", "b", Json());
+  b["spec"]["metrics"] = Json::array({ExternalMetric("broken", Json(), {{"type", "AverageValue"},
+                                                                      {"averageValue", "10"}})});
+  Create(HorizontalPodAutoscalersGvr(), b);
+
+  for (const std::string name : {"a", "b"}) {
+    ASSERT_TRUE(Eventually([&] {
+      return ConditionReason(GetHpa(name), "ScalingActive") == "False/FailedGetExternalMetric";
+    })) << GetHpa(name).dump(2);
+    ASSERT_TRUE(Eventually([&] { return !Events(name, "FailedGetExternalMetric").empty(); }));
+    ASSERT_TRUE(Eventually([&] { return !Events(name, "FailedComputeMetricsReplicas").empty(); }));
+  }
+  EXPECT_EQ(FindCondition(GetHpa("a"), "ScalingActive")->value("message", ""),
+            "the HPA was unable to compute the replica count: unable to get external metric "
+            "default/queue_depth/&LabelSelector{MatchLabels:map[string]string{queue: nope,},"
+            "MatchExpressions:[]LabelSelectorRequirement{},}: no metrics returned from external "
+            "metrics API");
+  EXPECT_THAT(FindCondition(GetHpa("b"), "ScalingActive")->value("message", ""),
+              ::testing::HasSubstr("unable to get external metric default/broken/nil: unable to "
+                                   "fetch metrics from external metrics API: "));
+  EXPECT_THAT(FindCondition(GetHpa("b"), "ScalingActive")->value("message", ""),
+              ::testing::HasSubstr("connection refused"));
+  // A minute of syncs later: no scaling action on either.
+  const TimePoint start = clock_.Now();
+  ASSERT_TRUE(Eventually([&] { return clock_.Now() > start + seconds(60); },
+                         std::chrono::seconds(20)));
+  EXPECT_EQ(Replicas("a"), 3);
+  EXPECT_EQ(Replicas("b"), 2);
+  EXPECT_TRUE(Events("a", "SuccessfulRescale").empty());
+  EXPECT_TRUE(Events("b", "SuccessfulRescale").empty());
+  // Once the pods run, cpu is valid and wants 1 replica; the failed metric still blocks it.
+  bool partial = false;
+  for (const Json& e : Events("a", "FailedComputeMetricsReplicas")) {
+    partial = partial || e["message"].get<std::string>().starts_with(
+                             "invalid metrics (1 invalid out of 2), first error is: failed to get "
+                             "external metric queue_depth: unable to get external metric");
+  }
+  EXPECT_TRUE(partial) << Json(Events("a", "FailedComputeMetricsReplicas")).dump(2);
 }
 
 }  // namespace

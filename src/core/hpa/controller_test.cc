@@ -151,6 +151,18 @@ TEST(ReconcileTest, InvalidMetricBlocksScaleDown) {
   EXPECT_EQ(d.state.recommendations[0].replicas, 5);
 }
 
+TEST(ReconcileTest, ExternalMetricsApiErrorIsReportedAsUpstreamsClientDoes) {
+  HpaInput in = CpuInput(2, 6, 5, {100, 300, 500, 250, 250}, 50);
+  in.spec.metrics.push_back(ExternalValue("qps", "1"));
+  in.observed.external_errors["qps"] = "connection refused";
+  HpaDecision d = Reconcile(in, HpaState{}, HpaControllerOptions{});
+  EXPECT_FALSE(d.rescale);
+  EXPECT_EQ(Find(d, "ScalingActive")->message,
+            "the HPA was unable to compute the replica count: unable to get external metric "
+            "default/qps/nil: unable to fetch metrics from external metrics API: connection "
+            "refused");
+}
+
 TEST(ReconcileTest, InvalidMetricStillAllowsScaleUp) {
   // Upstream TestScaleUpOneMetricEmpty: cpu 40% of 30% -> 4 while the external metric fails.
   HpaInput in = CpuInput(2, 6, 3, {300, 400, 500}, 30);

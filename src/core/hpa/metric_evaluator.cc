@@ -156,10 +156,14 @@ Evaluated EvaluateExternal(const MetricSpec& spec, int32_t spec_replicas, int32_
       values.push_back(s.value.MilliValue());
     }
   }
-  const std::string fetch_error = "unable to get external metric " + obs.namespace_name + "/" +
-                                  spec.metric.name + "/" +
-                                  FormatSelectorLikeGo(spec.metric.selector) +
-                                  ": no metrics returned from external metrics API";
+  const auto api_error = obs.external_errors.find(spec.metric.name);
+  const std::string fetch_error =
+      "unable to get external metric " + obs.namespace_name + "/" + spec.metric.name + "/" +
+      FormatSelectorLikeGo(spec.metric.selector) + ": " +
+      (api_error != obs.external_errors.end()
+           ? "unable to fetch metrics from external metrics API: " + api_error->second
+           : std::string("no metrics returned from external metrics API"));
+  if (api_error != obs.external_errors.end()) values.clear();
   Evaluated e;
   e.status.type = MetricSourceType::kExternal;
   e.status.metric = spec.metric;

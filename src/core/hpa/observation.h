@@ -77,6 +77,10 @@ struct Observations {
   std::map<std::string, PodSamples> pods_metrics;  // by Pods metric name
   std::map<std::string, ObjectValue> objects;      // by Object metric name
   std::map<std::string, std::vector<ExternalSample>> external;  // by External metric name
+  // By External metric name: why the external metrics API could not be read (the metric fails
+  // with "unable to fetch metrics from external metrics API: <error>", as upstream's client
+  // reports it, instead of "no metrics returned from external metrics API").
+  std::map<std::string, std::string> external_errors;
 };
 
 }  // namespace trimtab::core::hpa
