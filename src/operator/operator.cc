@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cctype>
+
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
@@ -184,30 +186,67 @@ void Operator::AddInformer(const kube::GroupVersionResource& gvr, const std::str
   informers_.push_back(std::move(*informer));
 }
 
+std::unique_ptr<kube::Controller> Operator::NewController(
+    const std::string& controller, const std::string& resource_type,
+    std::function<StatusOr<ReconcileResult>(const std::string& ns, const std::string& name)>
+        reconcile) {
+  const LabelValues labels = {controller, resource_type};
+  return std::make_unique<kube::Controller>(
+      kube::ControllerOptions{
+          .name = controller,
+          .clock = options_.clock,
+          .workers = options_.workers,
+          .rate_limiter = std::make_unique<kube::ExponentialBackoffLimiter>(
+              options_.error_backoff_base, options_.error_backoff_max),
+          .metrics = metrics_,
+          .queue_name = [&] {
+            std::string q = resource_type;
+            for (char& c : q) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            return q;
+          }(),
+          .on_pass =
+              [this, labels, controller, resource_type](const kube::PassReport& pass) {
+                reconciles_->Inc(labels);
+                if (pass.requeues_before > 0) reconcile_retries_->Inc(labels);
+                reconcile_seconds_->Observe(
+                    {controller, resource_type, pass.result.failed() ? "failed" : "success"},
+                    std::chrono::duration<double>(pass.elapsed).count());
+                if (pass.result.failed()) {
+                  reconcile_failures_->Inc(labels);
+                  spdlog::warn("reconcile {} {}: {}", resource_type, pass.key, pass.result.error);
+                }
+              }},
+      [reconcile = std::move(reconcile)](const std::string& key) {
+        const auto [ns, name] = kube::SplitObjectKey(key);
+        StatusOr<ReconcileResult> r = reconcile(ns, name);
+        if (!r.ok()) return kube::ReconcileResult::Retry(r.status().ToString());
+        if (r->requeue_after) return kube::ReconcileResult::After(*r->requeue_after);
+        return kube::ReconcileResult::Done();
+      });
+}
+
 Status Operator::StartControllers() {
   std::lock_guard<std::mutex> lock(mu_);
   if (controllers_running_) return Status::Ok();
-  auto limiter = [&] {
-    return std::make_unique<kube::ExponentialBackoffLimiter>(options_.error_backoff_base,
-                                                             options_.error_backoff_max);
-  };
-  auto queue = [&](const char* name) {
-    return std::make_unique<kube::WorkQueue>(kube::WorkQueueOptions{.clock = options_.clock,
-                                                                    .rate_limiter = limiter(),
-                                                                    .metrics = metrics_,
-                                                                    .name = name});
-  };
-  deployment_queue_ = queue("flinkdeployment");
-  session_job_queue_ = queue("flinksessionjob");
-  snapshot_queue_ = queue("flinkstatesnapshot");
-  kube::WorkQueue* dq = deployment_queue_.get();
-  kube::WorkQueue* sq = session_job_queue_.get();
-  kube::WorkQueue* snq = snapshot_queue_.get();
-  auto handler = [](kube::WorkQueue* q) {
+  informers_.clear();  // the previous run's (stopped), whose handlers point at the old loops
+  // Upstream's controller names (the reconciler classes, lower case).
+  deployment_loop_ = NewController(
+      "flinkdeploymentcontroller", "FlinkDeployment",
+      [this](const std::string& ns, const std::string& name) {
+        return deployments_->Reconcile(ns, name);
+      });
+  session_job_loop_ = NewController(
+      "flinksessionjobcontroller", "FlinkSessionJob",
+      [this](const std::string& ns, const std::string& name) {
+        return session_jobs_->Reconcile(ns, name);
+      });
+  kube::Controller* dq = deployment_loop_.get();
+  kube::Controller* sq = session_job_loop_.get();
+  auto handler = [](kube::Controller* q) {
     return kube::EventHandler{
-        .on_add = [q](const Json& o) { q->Add(kube::ObjectKey(o)); },
+        .on_add = [q](const Json& o) { q->Enqueue(kube::ObjectKey(o)); },
         .on_update = [q](const Json& before, const Json& after) {
-          if (Relevant(before, after)) q->Add(kube::ObjectKey(after));
+          if (Relevant(before, after)) q->Enqueue(kube::ObjectKey(after));
         },
         .on_delete = nullptr};
   };
@@ -219,7 +258,7 @@ Status Operator::StartControllers() {
             for (const Json& owner :
                  after["metadata"].value("ownerReferences", Json::array())) {
               if (owner.value("kind", "") == "FlinkDeployment") {
-                dq->Add(kube::ObjectKey(kube::ObjectNamespace(after), owner.value("name", "")));
+                dq->Enqueue(kube::ObjectKey(kube::ObjectNamespace(after), owner.value("name", "")));
               }
             }
           },
@@ -227,33 +266,37 @@ Status Operator::StartControllers() {
           [dq](const Json& o) {
             for (const Json& owner : o["metadata"].value("ownerReferences", Json::array())) {
               if (owner.value("kind", "") == "FlinkDeployment") {
-                dq->Add(kube::ObjectKey(kube::ObjectNamespace(o), owner.value("name", "")));
+                dq->Enqueue(kube::ObjectKey(kube::ObjectNamespace(o), owner.value("name", "")));
               }
             }
           }};
-  informers_.clear();
   const std::vector<std::string> namespaces =
       options_.namespaces.empty() ? std::vector<std::string>{""} : options_.namespaces;
   const bool snapshots = SnapshotsServed(namespaces.front());
-  if (!snapshots) {
+  snapshot_loop_.reset();
+  if (snapshots) {
+    snapshot_loop_ = NewController(
+        "flinkstatesnapshotcontroller", "FlinkStateSnapshot",
+        [this](const std::string& ns, const std::string& name) {
+          return snapshots_->Reconcile(ns, name);
+        });
+  } else {
     spdlog::warn("operator: the API server does not serve flinkstatesnapshots.flink.apache.org; "
                  "FlinkStateSnapshots are not reconciled");
   }
   for (const std::string& ns : namespaces) {
     AddInformer(FlinkDeploymentsResource(), ns, "", handler(dq));
     AddInformer(FlinkSessionJobsResource(), ns, "", handler(sq));
-    if (snapshots) AddInformer(FlinkStateSnapshotsResource(), ns, "", handler(snq));
+    if (snapshots) AddInformer(FlinkStateSnapshotsResource(), ns, "", handler(snapshot_loop_.get()));
     AddInformer(DeploymentsResource(), ns, "type=flink-native-kubernetes,component=jobmanager",
                 jm_handler);
   }
   for (auto& informer : informers_) {
     threads_.emplace_back([i = informer.get()] { i->Run(); });
   }
-  for (int w = 0; w < options_.workers; ++w) {
-    threads_.emplace_back([this, dq] { Worker(dq, Kind::kDeployment); });
-    threads_.emplace_back([this, sq] { Worker(sq, Kind::kSessionJob); });
-    if (snapshots) threads_.emplace_back([this, snq] { Worker(snq, Kind::kSnapshot); });
-  }
+  deployment_loop_->Start();
+  session_job_loop_->Start();
+  if (snapshot_loop_) snapshot_loop_->Start();
   controllers_running_ = true;
   spdlog::info("operator: controllers started ({} namespace(s), {} workers each)",
                options_.namespaces.empty() ? std::string("all") : std::to_string(namespaces.size()),
@@ -263,15 +306,18 @@ Status Operator::StartControllers() {
 
 void Operator::StopControllers() {
   std::vector<std::thread> threads;
+  std::vector<kube::Controller*> loops;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!controllers_running_) return;
     controllers_running_ = false;
     for (auto& informer : informers_) informer->Stop();
-    if (deployment_queue_) deployment_queue_->ShutDown();
-    if (session_job_queue_) session_job_queue_->ShutDown();
-    if (snapshot_queue_) snapshot_queue_->ShutDown();
     threads.swap(threads_);
+    // The loops stay (informer handlers point at them) until the controllers start again.
+    loops = {deployment_loop_.get(), session_job_loop_.get(), snapshot_loop_.get()};
+  }
+  for (kube::Controller* loop : loops) {
+    if (loop) loop->Stop();  // joins its workers
   }
   for (std::thread& t : threads) t.join();
 }
@@ -281,38 +327,6 @@ bool Operator::SnapshotsServed(const std::string& ns) const {
   // Only a definite "no such resource" turns the controller off; other errors are the
   // informer's to retry.
   return page.ok() || page.status().code() != StatusCode::kNotFound;
-}
-
-void Operator::Worker(kube::WorkQueue* queue, Kind kind) {
-  const std::string resource_type = kind == Kind::kDeployment   ? "FlinkDeployment"
-                                    : kind == Kind::kSessionJob ? "FlinkSessionJob"
-                                                                : "FlinkStateSnapshot";
-  // Upstream's controller names (the reconciler classes, lower case).
-  const std::string controller = kind == Kind::kDeployment   ? "flinkdeploymentcontroller"
-                                 : kind == Kind::kSessionJob ? "flinksessionjobcontroller"
-                                                             : "flinkstatesnapshotcontroller";
-  const LabelValues labels = {controller, resource_type};
-  while (std::optional<std::string> key = queue->Get()) {
-    const auto [ns, name] = kube::SplitObjectKey(*key);
-    reconciles_->Inc(labels);
-    if (queue->NumRequeues(*key) > 0) reconcile_retries_->Inc(labels);
-    const auto started = std::chrono::steady_clock::now();
-    StatusOr<ReconcileResult> r = kind == Kind::kDeployment ? deployments_->Reconcile(ns, name)
-                                  : kind == Kind::kSessionJob ? session_jobs_->Reconcile(ns, name)
-                                                              : snapshots_->Reconcile(ns, name);
-    reconcile_seconds_->Observe(
-        {controller, resource_type, r.ok() ? "success" : "failed"},
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-    if (!r.ok()) reconcile_failures_->Inc(labels);
-    if (r.ok()) {
-      queue->Forget(*key);
-      if (r->requeue_after) queue->AddAfter(*key, *r->requeue_after);
-    } else {
-      spdlog::warn("reconcile {} {}: {}", resource_type, *key, r.status().ToString());
-      queue->AddRateLimited(*key);
-    }
-    queue->Done(*key);
-  }
 }
 
 Status Operator::Start() {

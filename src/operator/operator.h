@@ -1,7 +1,7 @@
 // Operator: the trimtab Flink Kubernetes operator as one embeddable component. It watches
 // FlinkDeployments, FlinkSessionJobs, FlinkStateSnapshots and the JobManager Deployments it
-// created (informers), feeds their keys to rate-limited work queues and runs the three controllers
-// on worker threads, optionally behind Lease-based leader election, with /healthz, /readyz and
+// created (informers) and runs the three controllers on the controller kit's work loop
+// (adapters/kube/controller.h: rate-limited work queues, worker threads), optionally behind Lease-based leader election, with /healthz, /readyz and
 // /metrics (Prometheus text format; docs/metrics.md) on the health port.
 // FlinkStateSnapshots are only watched when the API server serves their CRD (a real cluster may
 // not have it installed). It talks to the API server only
@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "adapters/http/server.h"
+#include "adapters/kube/controller.h"
 #include "adapters/kube/informer.h"
 #include "adapters/kube/kube_client.h"
 #include "adapters/kube/leader_election.h"
@@ -125,8 +126,12 @@ class Operator {
   explicit Operator(OperatorOptions options);
   Status StartControllers();
   void StopControllers();
-  enum class Kind { kDeployment, kSessionJob, kSnapshot };
-  void Worker(kube::WorkQueue* queue, Kind kind);
+  // The controller loop of one resource kind: `controller` and `resource_type` name it in logs and
+  // metrics, `reconcile` is the controller's pass.
+  std::unique_ptr<kube::Controller> NewController(
+      const std::string& controller, const std::string& resource_type,
+      std::function<StatusOr<ReconcileResult>(const std::string& ns, const std::string& name)>
+          reconcile);
   // True when the API server serves flinkstatesnapshots (the CRD is installed).
   bool SnapshotsServed(const std::string& ns) const;
   void MarkStopped();
@@ -154,9 +159,10 @@ class Operator {
   std::thread elector_thread_;
 
   mutable std::mutex mu_;
-  std::unique_ptr<kube::WorkQueue> deployment_queue_;   // guarded by mu_ (lifecycle)
-  std::unique_ptr<kube::WorkQueue> session_job_queue_;  // guarded by mu_ (lifecycle)
-  std::unique_ptr<kube::WorkQueue> snapshot_queue_;     // guarded by mu_ (lifecycle)
+  // Built anew each time the controllers start (a kube::Controller runs once).
+  std::unique_ptr<kube::Controller> deployment_loop_;   // guarded by mu_ (lifecycle)
+  std::unique_ptr<kube::Controller> session_job_loop_;  // guarded by mu_ (lifecycle)
+  std::unique_ptr<kube::Controller> snapshot_loop_;     // guarded by mu_ (lifecycle); may be null
   std::vector<std::unique_ptr<kube::Informer>> informers_;
   std::vector<std::thread> threads_;
   bool controllers_running_ = false;  // guarded by mu_
