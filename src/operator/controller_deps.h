@@ -18,7 +18,7 @@
 #include "api/flink_spec.h"
 #include "common/clock.h"
 #include "operator/autoscaler/job_autoscaler.h"
-#include "operator/event_recorder.h"
+#include "operator/events.h"
 #include "operator/rest_endpoint_resolver.h"
 
 namespace trimtab::op {

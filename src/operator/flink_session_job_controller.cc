@@ -80,8 +80,8 @@ StatusOr<ReconcileResult> FlinkSessionJobController::Reconcile(const std::string
   p.object = std::move(*object);
   StatusOr<api::FlinkSessionJob> decoded = api::DecodeFlinkSessionJob(p.object);
   if (!decoded.ok()) {
-    deps_.events->Record(InvolvedObjectOf(p.object), EventType::kWarning, reasons::kError,
-                         "Cannot read the resource: " + decoded.status().message());
+    RecordEvent(deps_.events, InvolvedObjectOf(p.object), EventType::kWarning, reasons::kError,
+                "Cannot read the resource: " + decoded.status().message());
     return ReconcileResult{};
   }
   p.resource = std::move(*decoded);

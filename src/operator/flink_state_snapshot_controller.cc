@@ -194,8 +194,8 @@ FlinkStateSnapshotController::~FlinkStateSnapshotController() = default;
 
 void FlinkStateSnapshotController::Event(SnapshotPass& p, bool warning, std::string_view reason,
                                          const std::string& message) {
-  deps_.events->Record(p.involved, warning ? EventType::kWarning : EventType::kNormal, reason,
-                       message, components::kSnapshot);
+  RecordEvent(deps_.events, p.involved, warning ? EventType::kWarning : EventType::kNormal,
+              reason, message, components::kSnapshot);
 }
 
 Status FlinkStateSnapshotController::WriteStatus(SnapshotPass& p) {

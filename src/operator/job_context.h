@@ -12,7 +12,7 @@
 #include "adapters/flink/rest_client.h"
 #include "api/flink_resources.h"
 #include "common/clock.h"
-#include "operator/event_recorder.h"
+#include "operator/events.h"
 #include "operator/operator_config.h"
 
 namespace trimtab::op {
@@ -55,7 +55,7 @@ struct JobContext {
   void Event(EventType type, std::string_view reason, std::string_view message,
              std::string_view component = components::kOperator,
              std::string_view message_key = "") const {
-    events->Record(involved, type, reason, message, component, message_key);
+    RecordEvent(events, involved, type, reason, message, component, message_key);
   }
 };
 

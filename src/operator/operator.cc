@@ -79,7 +79,7 @@ StatusOr<std::unique_ptr<Operator>> Operator::Create(OperatorOptions options) {
                                                .on_request = kube::KubeClientMetricsHook(&m)}));
   TRIMTAB_ASSIGN_OR_RETURN(std::unique_ptr<http::HttpClient> http,
                            http::HttpClient::Create({.user_agent = "trimtab-operator"}));
-  op->events_ = std::make_unique<EventRecorder>(op->client_.get(), o.clock);
+  op->events_ = std::make_unique<EventRecorder>(OperatorEventOptions(op->client_.get(), o.clock));
   if (!o.autoscaler && o.autoscaler_factory) {
     TRIMTAB_ASSIGN_OR_RETURN(op->owned_autoscaler_,
                              o.autoscaler_factory({.client = op->client_.get(),

@@ -26,7 +26,7 @@ class KubeletTest : public ClusterTest {
 
   void StartKubelet() {
     informers_ = std::make_unique<InformerSet>(client_.get());
-    events_ = std::make_unique<EventRecorder>(client_.get(), &clock_);
+    events_ = std::make_unique<EventRecorder>(LocalClusterEventOptions(client_.get(), &clock_));
     kubelet_ = std::make_unique<Kubelet>(client_.get(), informers_.get(), events_.get(), &clock_,
                                          nodes_, std::vector<std::shared_ptr<PodRunner>>{},
                                          KubeletOptions{.status_interval = milliseconds(100)});

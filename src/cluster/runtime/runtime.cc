@@ -86,7 +86,7 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
   if (config.server.empty()) config.server = options.server_url;
   TRIMTAB_ASSIGN_OR_RETURN(
       p.client, kube::KubeClient::Create(config, {.user_agent = "trimtab-local-runtime"}));
-  p.events = std::make_unique<EventRecorder>(p.client.get(), p.clock);
+  p.events = std::make_unique<EventRecorder>(LocalClusterEventOptions(p.client.get(), p.clock));
   p.events->Start();
 
   RuntimeContext context{.client = p.client.get(), .clock = p.clock, .events = p.events.get(),

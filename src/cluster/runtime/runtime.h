@@ -44,9 +44,13 @@ namespace trimtab::cluster::metrics {
 class StreamingMetricsSource;
 }  // namespace trimtab::cluster::metrics
 
+namespace trimtab::kube {
+class EventRecorder;
+}  // namespace trimtab::kube
+
 namespace trimtab::cluster::runtime {
 
-class EventRecorder;
+using EventRecorder = kube::EventRecorder;
 
 // What factories of extra PodRunners and Schedulers get to build them.
 struct RuntimeContext {

@@ -47,9 +47,13 @@
 #include "common/json.h"
 #include "common/status.h"
 
+namespace trimtab::kube {
+class EventRecorder;
+}  // namespace trimtab::kube
+
 namespace trimtab::cluster::runtime {
 
-class EventRecorder;
+using EventRecorder = kube::EventRecorder;
 
 // Resource amounts by resource name, in milli-units as Quantity::MilliValue gives them ("cpu"
 // 1500 = 1.5 cores, "memory" in milli-bytes, "pods" 1000 per pod, extended resources likewise).

@@ -1,7 +1,9 @@
 // KubeAutoscalerEventHandler: the autoscaler's events (core/chain/event_handler.h) as Kubernetes
 // Events on the FlinkDeployment / FlinkSessionJob (upstream KubernetesAutoScalerEventHandler,
-// notes §C.12), written by kube::EventRecorder with its deduplication: a repeat of (type, reason,
-// message key or message) within the interval bumps the existing Event's count.
+// notes §C.12), written by kube::EventRecorder. The operator's recorder names them as it names
+// its own Events ("<component>.<hash>" of type, reason, message key or message and the object),
+// so a repeat bumps the existing Event's count whatever the interval; a recorder with client-go
+// naming deduplicates within the interval instead.
 //
 // Events name a job key ("<namespace>/<name>"); Bind() tells the handler which object that is
 // (the operator binds before each cycle, since it knows the resource's kind and uid).

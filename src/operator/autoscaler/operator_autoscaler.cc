@@ -150,8 +150,13 @@ StatusOr<std::unique_ptr<OperatorAutoscaler>> OperatorAutoscaler::Create(
   if (o.event_handler != nullptr) {
     a->events_ = o.event_handler;
   } else {
-    a->recorder_ = std::make_unique<kube::EventRecorder>(kube::EventRecorderOptions{
-        .client = o.kube, .clock = o.clock, .reporting_instance = o.operator_instance});
+    // Named as the operator names its own Events (operator/events.h), so a FlinkDeployment's
+    // Events follow one scheme.
+    a->recorder_ = std::make_unique<kube::EventRecorder>(
+        kube::EventRecorderOptions{.client = o.kube,
+                                   .clock = o.clock,
+                                   .reporting_instance = o.operator_instance,
+                                   .naming = kube::EventNaming::kComponentHash});
     a->owned_events_ = std::make_unique<KubeAutoscalerEventHandler>(a->recorder_.get());
     a->events_ = a->kube_events_ = a->owned_events_.get();
   }

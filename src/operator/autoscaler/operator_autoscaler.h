@@ -21,7 +21,7 @@
 //                   cycle (no new overrides, no events), never a blind overwrite
 //   8. events       the cycle's events as Kubernetes Events (ScalingReport, IneffectiveScaling,
 //                   ScalingLimited, MemoryPressure, ResourceQuotaReached, ScalingVetoed),
-//                   deduplicated within job.autoscaler.scaling.event.interval
+//                   named as the operator's own Events, one Event per identity
 //   9. metrics      the cycle's evaluated metrics, outcome, vetoes and rescale times as Prometheus
 //                   series (autoscaler_metrics.h) when a registry is given; Cleanup drops them
 //  10. outcome      the stored parallelism overrides (every vertex once a scaling happened),

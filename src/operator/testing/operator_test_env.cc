@@ -45,7 +45,7 @@ OperatorTestEnv::OperatorTestEnv() : clock_(RealClock::Default()->Now()) {
                                        .default_savepoint_dir = "file:///flink-data/savepoints"}));
     TRIMTAB_ASSIGN_OR_RETURN(std::unique_ptr<http::HttpClient> http, http::HttpClient::Create({}));
     http_ = std::shared_ptr<const http::HttpClient>(std::move(http));
-    events_ = std::make_unique<EventRecorder>(client_.get(), &clock_);
+    events_ = std::make_unique<EventRecorder>(OperatorEventOptions(client_.get(), &clock_));
     const std::string url = jm_->base_url();
     resolver_ = std::make_unique<FunctionRestEndpointResolver>(
         [url](const std::string&, const std::string&) -> StatusOr<std::string> { return url; });

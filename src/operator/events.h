@@ -1,26 +1,29 @@
-// EventRecorder: Kubernetes v1 Events on FlinkDeployments / FlinkSessionJobs with upstream's
-// reasons and naming (notes §B.11): the event is named "<component>.<hash>" where the hash covers
+// The operator's Events: upstream's reasons and components (notes §B.11), and how the operator
+// configures the one EventRecorder (adapters/kube/event_recorder.h) for FlinkDeployments,
+// FlinkSessionJobs and FlinkStateSnapshots: Events named "<component>.<hash>" where the hash covers
 // the message key (or reason + message), type, kind, name and uid, so a repeated event bumps
-// `count` and `lastTimestamp` of the existing one instead of creating another.
-//
-// Recording never fails the caller: API errors are logged and the event is dropped. A 403 (the
-// operator may not write events: a Role without `events`) is logged too, as one warning per
-// kPermissionDeniedLogInterval with the number of events dropped meanwhile, so a missing verb
-// shows up in the log without flooding it.
+// `count` and `lastTimestamp` of the existing one instead of creating another; every event is
+// logged; recording never fails the caller (API errors are logged and the event is dropped; a
+// 403, a Role without `events`, is logged once per kube::kPermissionDeniedLogInterval with the
+// number of events dropped meanwhile). The autoscaler's Events on the same resources use the
+// same naming.
 //
 // Usage:
-//   events.Record(InvolvedObjectOf(object), EventType::kWarning, reasons::kValidationError, msg);
+//   EventRecorder events(OperatorEventOptions(client, clock));
+//   RecordEvent(&events, InvolvedObjectOf(object), EventType::kWarning,
+//               reasons::kValidationError, msg);
 //
 // Thread-safety: safe for concurrent use.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <string>
 #include <string_view>
 
+#include "adapters/kube/event_recorder.h"
 #include "adapters/kube/kube_client.h"
 #include "common/clock.h"
+#include "common/json.h"
 
 namespace trimtab::op {
 
@@ -68,46 +71,41 @@ inline constexpr char kJob[] = "Job";
 inline constexpr char kSnapshot[] = "Snapshot";
 }  // namespace components
 
-struct InvolvedObject {
-  std::string api_version;
-  std::string kind;
-  std::string name;
-  std::string namespace_name;
-  std::string uid;
-  std::string resource_version;
-};
-InvolvedObject InvolvedObjectOf(const Json& object);
+using EventRecorder = kube::EventRecorder;
+using InvolvedObject = kube::EventObjectReference;
+inline InvolvedObject InvolvedObjectOf(const Json& object) {
+  return kube::EventObjectReferenceOf(object);
+}
 
-class EventRecorder {
- public:
-  // `client` may be null (events are then only counted).
-  EventRecorder(const kube::KubeClient* client, Clock* clock,
-                std::string reporting_component = "trimtab-operator");
+inline const char* EventTypeName(EventType t) {
+  return t == EventType::kWarning ? "Warning" : "Normal";
+}
 
-  // `message_key`, when not empty, replaces the message in the event's identity so that changing
-  // messages of one kind of event update one Event.
-  void Record(const InvolvedObject& object, EventType type, std::string_view reason,
-              std::string_view message, std::string_view component = components::kOperator,
-              std::string_view message_key = "");
+// The operator's recorder configuration (see above). `client` may be null (events are then only
+// logged).
+inline kube::EventRecorderOptions OperatorEventOptions(const kube::KubeClient* client,
+                                                       const Clock* clock,
+                                                       std::string reporting_instance = "") {
+  return {.client = client,
+          .clock = clock,
+          .component = components::kOperator,
+          .reporting_component = "trimtab-operator",
+          .reporting_instance = std::move(reporting_instance),
+          .naming = kube::EventNaming::kComponentHash,
+          .log_events = true};
+}
 
-  int64_t RecordedCountForTest() const { return recorded_.load(); }
-
-  // "<component in lower case>.<31-bit Java String.hashCode of the identity>".
-  static std::string EventName(const InvolvedObject& object, EventType type,
-                               std::string_view reason, std::string_view message,
-                               std::string_view component, std::string_view message_key);
-
- private:
-  const kube::KubeClient* client_;
-  Clock* clock_;
-  std::string reporting_component_;
-  std::atomic<int64_t> recorded_{0};
-  // PermissionDenied drops: the last time one was logged and how many were not logged since.
-  std::atomic<int64_t> denied_logged_ms_{-1};
-  std::atomic<int64_t> denied_unlogged_{0};
-};
-
-// Minimum time between two warnings about events the API server refused with 403.
-inline constexpr std::chrono::minutes kPermissionDeniedLogInterval{1};
+// Posts an event about `object`. `message_key`, when not empty, replaces the message in the
+// event's identity so that changing messages of one kind of event update one Event.
+inline void RecordEvent(EventRecorder* events, const InvolvedObject& object, EventType type,
+                        std::string_view reason, std::string_view message,
+                        std::string_view component = components::kOperator,
+                        std::string_view message_key = "") {
+  events->Post(object, {.type = EventTypeName(type),
+                        .reason = std::string(reason),
+                        .message = std::string(message),
+                        .key = std::string(message_key),
+                        .component = std::string(component)});
+}
 
 }  // namespace trimtab::op
