@@ -547,6 +547,7 @@ void RegisterLocalCommand(CLI::App& app, int* exit_code) {
                   "trimtab (tuned on bench/autoscaling; with the restart-cost-gate plugin) or flink\n"
                   "(upstream's, exactly); a job's job.autoscaler.defaults chooses for itself\n"
                   "(docs/operator.md)")
+      ->check(CLI::IsMember({"trimtab", "flink"}))
       ->capture_default_str();
   cmd->add_option("--operator-config", flags->operator_config,
                   "operator default configuration (kubernetes.operator.* and Flink defaults)")

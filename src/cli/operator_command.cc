@@ -228,6 +228,7 @@ void RegisterOperatorCommand(CLI::App& app, int* exit_code) {
                   "trimtab (tuned on bench/autoscaling; with the restart-cost-gate plugin) or flink\n"
                   "(upstream's, exactly); a job's job.autoscaler.defaults chooses for itself\n"
                   "(docs/operator.md)")
+      ->check(CLI::IsMember({"trimtab", "flink"}))
       ->capture_default_str();
   cmd->add_option("--config", flags->config_file,
                   "operator default configuration (YAML, flat or nested keys): kubernetes.operator.* "
