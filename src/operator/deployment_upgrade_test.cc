@@ -291,7 +291,7 @@ TEST_F(UpgradeTest, Issue28PlaceholderPathWithHaCheckpointsRestoresTheLastState)
 // checkpoint: the upgrade restores from the savepoint it just took.
 TEST_F(UpgradeTest, Issue25SavepointUpgradeOfAJobWithoutCheckpointingRestoresTheSavepoint) {
   const std::string job = DeployToStable(AppYaml("sm", "savepoint"), "sm");
-  flink::testing::FakeJob fake = *env_.jm()->Job(job);
+  trimtab::testing::FakeFlinkJob fake = *env_.jm()->Job(job);
   fake.checkpointing = false;
   env_.jm()->AddJob(fake);
   SetParallelism(4);

@@ -442,7 +442,7 @@ TEST_F(SnapshotTest, SavepointOfASessionJob) {
   }));
   StartAndStabilize("session");
   // The job as the session job controller would have recorded it.
-  flink::testing::FakeJob job{.id = std::string(32, 'a')};
+  trimtab::testing::FakeFlinkJob job{.id = std::string(32, 'a')};
   env_.jm()->AddJob(job);
   ASSERT_TRUE(env_.Apply("apiVersion: flink.apache.org/v1beta1\n"
                          "kind: FlinkSessionJob\n"

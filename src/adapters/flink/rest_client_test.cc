@@ -1,25 +1,25 @@
-// FlinkRestClient against the FakeJobManager (real HTTP on loopback).
+// FlinkRestClient against the FakeFlinkRestServer (real HTTP on loopback).
 #include "adapters/flink/rest_client.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "adapters/flink/tcp_probe.h"
-#include "adapters/flink/testing/fake_jobmanager.h"
+#include "tests/support/fake_flink_rest.h"
 #include "adapters/http/test_client.h"
 
 namespace trimtab::flink {
 namespace {
 
-using testing::FakeJob;
-using testing::FakeJobManager;
+using trimtab::testing::FakeFlinkJob;
+using trimtab::testing::FakeFlinkRestServer;
 
 constexpr char kJob[] = "0123456789abcdef0123456789abcdef";
 
 class RestClientTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto jm = FakeJobManager::Create({.flink_version = "1.20.1"});
+    auto jm = FakeFlinkRestServer::Create({.flink_version = "1.20.1"});
     ASSERT_TRUE(jm.ok()) << jm.status().ToString();
     jm_ = std::move(*jm);
     auto http = http::HttpClient::Create({});
@@ -27,10 +27,10 @@ class RestClientTest : public ::testing::Test {
     http_ = std::shared_ptr<const http::HttpClient>(std::move(*http));
     rest_ = std::make_unique<FlinkRestClient>(http_, jm_->base_url() + "/",
                                               std::chrono::milliseconds(2000));
-    jm_->AddJob(FakeJob{.id = kJob, .name = "sm"});
+    jm_->AddJob(FakeFlinkJob{.id = kJob, .name = "sm"});
   }
 
-  std::unique_ptr<FakeJobManager> jm_;
+  std::unique_ptr<FakeFlinkRestServer> jm_;
   std::shared_ptr<const http::HttpClient> http_;
   std::unique_ptr<FlinkRestClient> rest_;
 };
@@ -109,7 +109,7 @@ TEST_F(RestClientTest, CheckpointTriggerDisposalAndRequirements) {
                 "DefaultScheduler does not support changing the parallelism without a job restart."),
             std::string::npos) << req.status().message();
 
-  jm_->AddJob(FakeJob{.id = kJob, .scheduler = "adaptive",
+  jm_->AddJob(FakeFlinkJob{.id = kJob, .scheduler = "adaptive",
                       .requirements = {{"v1", {1, 2}}, {"v2", {1, 4}}}});
   req = rest_->GetResourceRequirements(kJob);
   ASSERT_TRUE(req.ok()) << req.status().ToString();
@@ -163,7 +163,7 @@ TEST_F(RestClientTest, ErrorsNameTheCallAndCarryFlinkErrors) {
 }
 
 TEST(TcpProbeTest, OpenRefusedAndBadHost) {
-  auto jm = FakeJobManager::Create();
+  auto jm = FakeFlinkRestServer::Create();
   ASSERT_TRUE(jm.ok());
   EXPECT_TRUE(ProbeTcp("127.0.0.1", (*jm)->port(), std::chrono::milliseconds(1000)).ok());
   http::RefusingPort refusing;

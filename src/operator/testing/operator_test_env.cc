@@ -40,7 +40,7 @@ OperatorTestEnv::OperatorTestEnv() : clock_(RealClock::Default()->Now()) {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    TRIMTAB_ASSIGN_OR_RETURN(jm_, flink::testing::FakeJobManager::Create(
+    TRIMTAB_ASSIGN_OR_RETURN(jm_, trimtab::testing::FakeFlinkRestServer::Create(
                                       {.flink_version = "1.20.0",
                                        .default_savepoint_dir = "file:///flink-data/savepoints"}));
     TRIMTAB_ASSIGN_OR_RETURN(std::unique_ptr<http::HttpClient> http, http::HttpClient::Create({}));
@@ -120,7 +120,7 @@ StatusOr<std::string> OperatorTestEnv::StartCluster(const std::string& name) {
   TRIMTAB_ASSIGN_OR_RETURN(Json conf, DeployedConfig(name));
   if (!conf.contains("$internal.pipeline.job-id")) return std::string();
   const std::string id = conf["$internal.pipeline.job-id"].get<std::string>();
-  flink::testing::FakeJob job{.id = id, .name = name};
+  trimtab::testing::FakeFlinkJob job{.id = id, .name = name};
   job.scheduler = conf.value("jobmanager.scheduler", "default");
   const std::string overrides = conf.value("pipeline.jobvertex-parallelism-overrides", "");
   const int parallelism = std::stoi(conf.value("parallelism.default", "1"));

@@ -1,5 +1,5 @@
 // OperatorTestEnv (test only): an in-process local API server (port 0, in-memory) with the
-// upstream Flink operator CRDs applied, a FakeJobManager standing in for every Flink cluster's
+// upstream Flink operator CRDs applied, a FakeFlinkRestServer standing in for every Flink cluster's
 // REST API, a ManualClock and the controller dependencies wired to them. There is no kubelet:
 // StartCluster() plays the part of the JobManager coming up (Deployment status ready, the job of
 // the ConfigMap's $internal.pipeline.job-id RUNNING in the fake).
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "adapters/flink/testing/fake_jobmanager.h"
+#include "tests/support/fake_flink_rest.h"
 #include "adapters/kube/kube_client.h"
 #include "api/flink_resources.h"
 #include "cluster/apiserver/apiserver.h"
@@ -32,7 +32,7 @@ class OperatorTestEnv {
   const Status& status() const { return status_; }
   kube::KubeClient* client() { return client_.get(); }
   cluster::ApiServer* apiserver() { return apiserver_.get(); }
-  flink::testing::FakeJobManager* jm() { return jm_.get(); }
+  trimtab::testing::FakeFlinkRestServer* jm() { return jm_.get(); }
   ManualClock* clock() { return &clock_; }
   EventRecorder* events() { return events_.get(); }
   // Dependencies for a controller: resolver -> the fake JobManager, real TCP probe.
@@ -62,7 +62,7 @@ class OperatorTestEnv {
   Status status_;
   std::unique_ptr<cluster::ApiServer> apiserver_;
   std::unique_ptr<kube::KubeClient> client_;
-  std::unique_ptr<flink::testing::FakeJobManager> jm_;
+  std::unique_ptr<trimtab::testing::FakeFlinkRestServer> jm_;
   std::shared_ptr<const http::HttpClient> http_;
   ManualClock clock_;
   std::unique_ptr<EventRecorder> events_;
