@@ -25,6 +25,8 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
+#include <boost/beast/websocket.hpp>
+#include <boost/beast/websocket/ssl.hpp>
 #include <spdlog/spdlog.h>
 
 namespace trimtab::http {
@@ -33,6 +35,7 @@ namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 namespace ssl = boost::asio::ssl;
+namespace websocket = boost::beast::websocket;
 using tcp = net::ip::tcp;
 
 bool CaseInsensitiveLess::operator()(std::string_view a, std::string_view b) const {
@@ -457,9 +460,14 @@ class Session final : public SessionBase {
       spdlog::error("http: handler threw on {} {}: {}", req.method, req.target, e.what());
       res = HttpResponse::Text(500, "internal error\n");
     }
+    if (res.on_upgrade) return StartUpgrade(std::move(res), std::move(msg));
     if (res.on_stream) return StartStream(std::move(res));
     WriteResponse(std::move(res));
   }
+
+  // Hands the connection to an UpgradedSession (below), which writes the 101 or answers the
+  // WebSocket handshake; this session is done.
+  void StartUpgrade(HttpResponse res, bhttp::request<bhttp::string_body> request);
 
   void RejectTooLarge() {
     keep_alive_ = false;
@@ -536,6 +544,275 @@ class Session final : public SessionBase {
   bool keep_alive_ = true;
   State state_ = State::kReading;
 };
+
+
+// A connection taken over by an upgrade: a Tunnel over the raw stream or over a WebSocket.
+// Socket work runs on the connection's strand; the mutex guards the write queue and the flags
+// shared with writer threads.
+template <typename Stream, bool kWebSocket>
+class UpgradedSession final : public SessionBase, public Tunnel {
+ public:
+  using Transport = std::conditional_t<kWebSocket, websocket::stream<Stream>, Stream>;
+
+  UpgradedSession(Stream stream, HttpServer::Impl* server, std::string leftover)
+      : transport_(std::move(stream)), server_(server), pending_input_(std::move(leftover)) {}
+  ~UpgradedSession() override { server_->RemoveSession(this); }
+
+  // Writes the upgrade response (raw) or answers the handshake (WebSocket), then calls
+  // `on_upgrade` with this tunnel.
+  void Begin(HttpResponse res, bhttp::request<bhttp::string_body> request) {
+    server_->AddSession(this, weak_from_this());
+    beast::get_lowest_layer(transport_).expires_never();
+    auto self = Self();
+    auto on_upgrade = std::move(res.on_upgrade);
+    if constexpr (kWebSocket) {
+      transport_.set_option(websocket::stream_base::timeout{
+          std::chrono::seconds(30), websocket::stream_base::none(), false});
+      transport_.binary(true);
+      transport_.read_message_max(server_->options().max_body_bytes);
+      std::string protocol = res.websocket_protocol;
+      auto extra = res.headers;
+      transport_.set_option(websocket::stream_base::decorator(
+          [protocol, extra](websocket::response_type& r) {
+            for (const auto& [k, v] : extra) r.set(k, v);
+            r.set(bhttp::field::sec_websocket_protocol, protocol);
+          }));
+      auto req = std::make_shared<bhttp::request<bhttp::string_body>>(std::move(request));
+      transport_.async_accept(*req, [self, req, on_upgrade](beast::error_code ec) {
+        if (ec) return self->Fail();
+        self->Opened(on_upgrade);
+      });
+    } else {
+      auto msg = std::make_shared<bhttp::response<bhttp::string_body>>();
+      msg->version(11);
+      msg->result(static_cast<unsigned>(res.status));
+      for (auto& [k, v] : res.headers) msg->insert(k, v);
+      msg->body() = std::move(res.body);
+      msg->prepare_payload();
+      bhttp::async_write(transport_, *msg, [self, msg, on_upgrade](beast::error_code ec, size_t) {
+        if (ec) return self->Fail();
+        self->Opened(on_upgrade);
+      });
+    }
+  }
+
+  // Tunnel.
+  void Start(std::function<void(std::string)> on_data, std::function<void()> on_closed) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (open_) {
+        on_data_ = std::move(on_data);
+        on_closed_ = std::move(on_closed);
+      }
+    }
+    if (!IsOpen()) {
+      if (on_closed) on_closed();
+      return;
+    }
+    net::dispatch(transport_.get_executor(), [self = Self()] {
+      if (!self->pending_input_.empty()) {
+        std::string first = std::move(self->pending_input_);
+        self->pending_input_.clear();
+        self->Deliver(std::move(first));
+      }
+      self->ReadMore();
+    });
+  }
+
+  bool Write(std::string data) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!open_ || close_requested_) return false;
+    if (data.empty()) return true;
+    if (backlog_ + data.size() > server_->options().max_stream_backlog_bytes) {
+      spdlog::warn("http: tunnel peer is {} bytes behind; disconnecting it", backlog_);
+      close_requested_ = true;
+      net::post(transport_.get_executor(), [self = Self()] { self->Fail(); });
+      return false;
+    }
+    backlog_ += data.size();
+    queue_.push_back(std::move(data));
+    KickLocked();
+    return true;
+  }
+
+  void Close() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!open_ || close_requested_) return;
+    close_requested_ = true;
+    KickLocked();
+  }
+
+  // SessionBase.
+  net::any_io_executor executor() override { return transport_.get_executor(); }
+  void WriteNextChunk() override { WriteNext(); }
+  void FailStream() override { Fail(); }
+  void BeginShutdown() override { Fail(); }
+  void MarkStreamDead() override { MarkClosed(); }
+
+ private:
+  std::shared_ptr<UpgradedSession> Self() {
+    return std::static_pointer_cast<UpgradedSession>(shared_from_this());
+  }
+  bool IsOpen() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return open_;
+  }
+
+  void Opened(const std::function<void(std::shared_ptr<Tunnel>)>& on_upgrade) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      started_ = true;
+      if (!queue_.empty() || close_requested_) KickLocked();
+    }
+    try {
+      on_upgrade(std::static_pointer_cast<Tunnel>(Self()));
+    } catch (const std::exception& e) {
+      spdlog::error("http: upgrade callback threw: {}", e.what());
+      Fail();
+    }
+  }
+
+  void Deliver(std::string data) {
+    std::function<void(std::string)> cb;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      cb = on_data_;
+    }
+    if (cb) cb(std::move(data));
+  }
+
+  void ReadMore() {
+    if (!IsOpen()) return;
+    if constexpr (kWebSocket) {
+      transport_.async_read(read_buffer_, [self = Self()](beast::error_code ec, size_t) {
+        if (ec) return self->Fail();
+        if (!self->transport_.got_binary()) {
+          spdlog::warn("http: websocket tunnel got a text message; closing it");
+          return self->Fail();
+        }
+        std::string data = beast::buffers_to_string(self->read_buffer_.data());
+        self->read_buffer_.consume(self->read_buffer_.size());
+        self->Deliver(std::move(data));
+        self->ReadMore();
+      });
+    } else {
+      transport_.async_read_some(
+          net::buffer(raw_buffer_), [self = Self()](beast::error_code ec, size_t n) {
+            if (ec) return self->Fail();
+            self->Deliver(std::string(self->raw_buffer_.data(), n));
+            self->ReadMore();
+          });
+    }
+  }
+
+  // REQUIRES: mu_ held.
+  void KickLocked() {
+    if (writing_ || !started_) return;
+    writing_ = true;
+    net::post(transport_.get_executor(), [self = Self()] { self->WriteNext(); });
+  }
+
+  // On the strand: one write at a time, then the close when asked for and drained.
+  void WriteNext() {
+    std::string chunk;
+    bool close = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!open_) {
+        writing_ = false;
+        return;
+      }
+      if (!queue_.empty()) {
+        chunk = std::move(queue_.front());
+        queue_.pop_front();
+        backlog_ -= chunk.size();
+      } else if (close_requested_) {
+        close = true;
+      } else {
+        writing_ = false;
+        return;
+      }
+    }
+    if (close) {
+      if constexpr (kWebSocket) {
+        transport_.async_close(websocket::close_code::normal,
+                               [self = Self()](beast::error_code) { self->Fail(); });
+      } else {
+        Fail();
+      }
+      return;
+    }
+    auto buf = std::make_shared<std::string>(std::move(chunk));
+    auto done = [self = Self(), buf](beast::error_code ec, size_t) {
+      if (ec) return self->Fail();
+      self->WriteNext();
+    };
+    if constexpr (kWebSocket) {
+      transport_.async_write(net::buffer(*buf), std::move(done));
+    } else {
+      net::async_write(transport_, net::buffer(*buf), std::move(done));
+    }
+  }
+
+  // On the strand: closes the socket and the tunnel.
+  void Fail() {
+    beast::error_code ec;
+    auto& socket = beast::get_lowest_layer(transport_).socket();
+    socket.shutdown(tcp::socket::shutdown_both, ec);
+    socket.close(ec);
+    MarkClosed();
+  }
+
+  void MarkClosed() {
+    std::function<void()> closed;
+    std::function<void(std::string)> data;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!open_) return;
+      open_ = false;
+      queue_.clear();
+      backlog_ = 0;
+      closed.swap(on_closed_);
+      data.swap(on_data_);
+    }
+    if (closed) closed();
+  }
+
+  Transport transport_;
+  HttpServer::Impl* server_;
+  std::string pending_input_;  // bytes read past the upgrade request (raw upgrades)
+  beast::flat_buffer read_buffer_;
+  std::array<char, 16 * 1024> raw_buffer_{};
+  std::mutex mu_;
+  std::deque<std::string> queue_;                  // guarded by mu_
+  size_t backlog_ = 0;                             // guarded by mu_
+  bool open_ = true;                               // guarded by mu_
+  bool started_ = false;                           // guarded by mu_; the 101 is out
+  bool close_requested_ = false;                   // guarded by mu_
+  bool writing_ = false;                           // guarded by mu_
+  std::function<void(std::string)> on_data_;       // guarded by mu_
+  std::function<void()> on_closed_;                // guarded by mu_
+};
+
+template <typename Stream>
+void Session<Stream>::StartUpgrade(HttpResponse res, bhttp::request<bhttp::string_body> request) {
+  const bool ws = !res.websocket_protocol.empty();
+  if (ws && !websocket::is_upgrade(request)) {
+    keep_alive_ = false;
+    return WriteResponse(HttpResponse::Text(400, "a WebSocket upgrade request is required\n"));
+  }
+  std::string leftover = beast::buffers_to_string(buffer_.data());
+  buffer_.consume(buffer_.size());
+  state_ = State::kClosed;  // the socket now belongs to the upgraded session
+  if (ws) {
+    std::make_shared<UpgradedSession<Stream, true>>(std::move(stream_), server_, std::string())
+        ->Begin(std::move(res), std::move(request));
+  } else {
+    std::make_shared<UpgradedSession<Stream, false>>(std::move(stream_), server_,
+                                                     std::move(leftover))
+        ->Begin(std::move(res), std::move(request));
+  }
+}
 
 bool StreamImpl::Write(std::string data) {
   std::lock_guard<std::mutex> lock(mu_);

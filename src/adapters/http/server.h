@@ -15,6 +15,11 @@
 // Connections are kept alive between complete responses (HTTP/1.1 default, `Connection: close`
 // honoured); a streamed response ends its connection.
 //
+// A handler may also take the connection over (HttpResponse::on_upgrade): after a raw upgrade
+// response (101 Switching Protocols, the handler's headers) or a WebSocket handshake (RFC 6455,
+// with the subprotocol the handler chose) the connection becomes a Tunnel, a duplex byte stream
+// the handler's protocol (SPDY for `kubectl port-forward`) runs over.
+//
 // Threading: `threads` I/O threads run accept, reads, writes and the handler itself, so handlers
 // must not block for long (use a stream and a producer thread for long work). Stop() is
 // graceful: the listener closes, idle keep-alive connections close, in-flight requests finish,
@@ -80,6 +85,25 @@ class ResponseStream {
   virtual void OnClose(std::function<void()> callback) = 0;
 };
 
+// Both directions of a connection after an upgrade: the raw bytes, or for a WebSocket the
+// payloads of its binary messages taken as one byte stream. Thread-safe; shared by the server and
+// the protocol running over it. Writes never block: they are queued and written by the I/O
+// threads; a peer that falls more than max_stream_backlog_bytes behind is disconnected.
+class Tunnel {
+ public:
+  virtual ~Tunnel() = default;
+  // Starts reading; call once. on_data gets the received bytes in order (a WebSocket text
+  // message closes the tunnel), on_closed runs once when the tunnel closes for any reason (also
+  // when it closed before Start). Both run on an I/O thread and must not block. The tunnel drops
+  // both callbacks once closed, so they may hold the tunnel.
+  virtual void Start(std::function<void(std::string)> on_data,
+                     std::function<void()> on_closed) = 0;
+  // Queues bytes to send (a WebSocket: one binary message). Returns false once closed.
+  virtual bool Write(std::string data) = 0;
+  // Closes after the queued bytes are sent (a WebSocket: with a normal close). Idempotent.
+  virtual void Close() = 0;
+};
+
 struct HttpResponse {
   int status = 200;
   std::vector<std::pair<std::string, std::string>> headers;  // e.g. {"Content-Type", "..."}
@@ -88,6 +112,14 @@ struct HttpResponse {
   // on_stream is called once, on an I/O thread, with the stream. It may write synchronously,
   // hand the stream to another thread, or both; it must return promptly.
   std::function<void(std::shared_ptr<ResponseStream>)> on_stream;
+  // When set, the connection is taken over after this response and on_upgrade is called once,
+  // on an I/O thread, with the Tunnel (it must return promptly). With websocket_protocol empty
+  // the response (status 101 and its Upgrade/Connection headers, set by the handler) is written
+  // as is and the raw connection becomes the tunnel. Otherwise the request must be a WebSocket
+  // upgrade: the server answers the handshake itself with Sec-WebSocket-Protocol set to
+  // websocket_protocol (status and body are ignored, `headers` are added).
+  std::function<void(std::shared_ptr<Tunnel>)> on_upgrade;
+  std::string websocket_protocol;
 
   static HttpResponse Text(int status, std::string body,
                            std::string content_type = "text/plain; charset=utf-8");

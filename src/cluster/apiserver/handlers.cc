@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "adapters/http/client.h"
 #include "cluster/apiserver/discovery.h"
 #include "cluster/apiserver/handler_util.h"
 #include "cluster/apiserver/object_meta.h"
@@ -22,7 +23,22 @@ ApiHandler::ApiHandler(ObjectService* objects, WatchHub* watches, PodLogProvider
     : objects_(objects),
       watches_(watches),
       pod_logs_(std::move(pod_logs)),
-      log_follower_(std::make_unique<LogFollower>()) {}
+      log_follower_(std::make_unique<LogFollower>()),
+      port_forwarder_(std::make_unique<PortForwarder>()) {
+  // Pods serving HTTPS present certificates nobody issued for their IPs; kube-apiserver's proxy
+  // does not verify them either.
+  auto client = http::HttpClient::Create({.tls = {.insecure_skip_verify = true},
+                                          .user_agent = "trimtab-apiserver-proxy",
+                                          .default_timeout = std::chrono::seconds(30),
+                                          .connect_timeout = std::chrono::seconds(5)});
+  if (client.ok()) {
+    proxy_client_ = std::move(*client);
+  } else {
+    spdlog::warn("apiserver: the proxy subresources are unavailable: {}", client.status().message());
+  }
+}
+
+ApiHandler::~ApiHandler() = default;
 
 HttpResponse ApiHandler::Handle(const HttpRequest& request) {
   try {

@@ -8,9 +8,10 @@
 //                                                apply), delete, deletecollection; subresources
 //                                                status, scale, pods/log (-f, --previous),
 //                                                pods/binding, pods/eviction,
-//                                                namespaces/finalize; pods exec/attach/
-//                                                portforward/proxy, services/nodes proxy
-//                                                answer 400 "not supported" (no containers)
+//                                                namespaces/finalize; pods/portforward
+//                                                (port_forward.h), pods and services proxy
+//                                                (handlers_proxy.cc); pods exec/attach and
+//                                                nodes/proxy answer 400 "not supported"
 //   /apis/{metrics,external.metrics}.k8s.io/...  the metrics APIs (metrics_apis.h), when set
 //
 // Request bodies are JSON (YAML accepted too) or, for the built-in kinds, Kubernetes protobuf
@@ -34,8 +35,13 @@
 #include "cluster/apiserver/log_follower.h"
 #include "cluster/apiserver/metrics_apis.h"
 #include "cluster/apiserver/object_service.h"
+#include "cluster/apiserver/port_forward.h"
 #include "cluster/apiserver/request_info.h"
 #include "cluster/apiserver/watch.h"
+
+namespace trimtab::http {
+class HttpClient;
+}
 
 namespace trimtab::cluster {
 
@@ -50,6 +56,7 @@ bool IsConnectSubresource(const ResourceType& type, const std::string& sub);
 class ApiHandler {
  public:
   ApiHandler(ObjectService* objects, WatchHub* watches, PodLogProvider pod_logs);
+  ~ApiHandler();
 
   http::HttpResponse Handle(const http::HttpRequest& request);
   // Serves the metrics APIs (metrics_apis.h) too. Call before serving requests.
@@ -70,8 +77,10 @@ class ApiHandler {
   http::HttpResponse DeleteCollection(Call& call);
   http::HttpResponse Scale(Call& call);
   http::HttpResponse PodLog(Call& call);       // handlers_pods.cc
-  // exec, attach, portforward and proxy of pods, proxy of services and nodes: a clear status.
+  // pods/portforward (port_forward.h); exec, attach and nodes/proxy: a clear status.
   http::HttpResponse Connect(Call& call);      // handlers_pods.cc
+  // pods/proxy and services/proxy: the request relayed to the pod or a ready endpoint.
+  http::HttpResponse Proxy(Call& call);        // handlers_proxy.cc
   http::HttpResponse PodBinding(Call& call);   // handlers_pods.cc
   http::HttpResponse PodEviction(Call& call);  // handlers_pods.cc
   // The 429/500 an eviction of the pod gets from its PodDisruptionBudget, if any; counts an
@@ -83,6 +92,8 @@ class ApiHandler {
   WatchHub* watches_;
   PodLogProvider pod_logs_;
   std::unique_ptr<LogFollower> log_follower_;  // `kubectl logs -f`
+  std::unique_ptr<PortForwarder> port_forwarder_;  // `kubectl port-forward`
+  std::unique_ptr<http::HttpClient> proxy_client_;  // the proxy subresources; null: unusable
   std::shared_ptr<MetricsApis> metrics_;
 };
 

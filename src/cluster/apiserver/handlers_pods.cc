@@ -16,11 +16,11 @@
 // (400 as upstream when it has not restarted), `follow` streams what it appends until the pod
 // finishes or goes away (log_follower.h), `tailLines` its last lines.
 //
-// Connect subresources: the local cluster's containers are simulated or plain processes without
-// a container runtime, so pods exec/attach/portforward (what `kubectl exec`, `attach`, `cp` and
-// `port-forward` use, over a websocket or SPDY upgrade) and the proxy subresources of pods,
-// services and nodes answer 400 BadRequest with a Status saying so and what to use instead
-// (pod and Service IPs are loopback addresses reachable from the machine), not 404.
+// Connect subresources: pods/portforward is served (port_forward.h: SPDY over a WebSocket or a
+// raw SPDY upgrade, to the pod's IP); the proxy subresources of pods and services are served by
+// Proxy (handlers_proxy.cc). The local cluster's containers are simulated or plain processes
+// without a container runtime, so pods exec/attach (what `kubectl exec`, `attach` and `cp` use)
+// and nodes/proxy answer 400 BadRequest with a Status saying so, not 404.
 #include <nlohmann/json.hpp>
 
 #include <map>
@@ -118,6 +118,9 @@ bool IsConnectSubresource(const ResourceType& type, const std::string& sub) {
 
 HttpResponse ApiHandler::Connect(Call& call) {
   const std::string& sub = call.info.subresource;
+  if (sub == "proxy" && (call.type.plural == "pods" || call.type.plural == "services")) {
+    return Proxy(call);
+  }
   auto object = objects_->Get(call.type, call.info.ns, call.info.name);
   if (!object.ok()) return ErrorResponse(object.error());
   const std::string what = call.type.plural + " \"" + call.info.name + "\"";
@@ -127,19 +130,22 @@ HttpResponse ApiHandler::Connect(Call& call) {
               " has no container runtime to run a command in or attach to (kubectl exec, "
               "attach and cp need one); its output is in `kubectl logs`";
   } else if (call.type.plural == "pods" && sub == "portforward") {
+    const Json& spec = object->value("spec", Json::object());
     std::string ip = PodIp(*object);
-    message = "port-forward is not supported by trimtab local; pod IPs are loopback addresses "
-              "reachable from this machine: connect to " +
-              (ip.empty() ? what + "'s podIP (it has none yet)" : ip + ":<port>") +
-              " directly, or to a Service's clusterIP:port";
-  } else if (call.type.plural == "services") {
-    std::string ip = object->contains("spec") && (*object)["spec"].is_object()
-                         ? (*object)["spec"].value("clusterIP", "")
-                         : "";
-    message = "the services/proxy subresource is not supported by trimtab local; Service IPs "
-              "are loopback addresses reachable from this machine: connect to " +
-              (ip.empty() || ip == "None" ? what + "'s endpoints" : ip + ":<port>") +
-              " directly";
+    if (!spec.is_object() || spec.value("nodeName", "").empty() || ip.empty()) {
+      return ErrorResponse(BadRequest("pod " + call.info.name +
+                                      " does not have a host assigned"));
+    }
+    PortForwardTarget target{.ns = call.info.ns,
+                             .name = call.info.name,
+                             .uid = MetaString(*object, "uid"),
+                             .ip = ip};
+    if (auto upgrade = port_forwarder_->Upgrade(call.req, std::move(target))) {
+      return std::move(*upgrade);
+    }
+    message = "pods/portforward needs a connection upgrade: a WebSocket with the subprotocol "
+              "SPDY/3.1+portforward.k8s.io or an Upgrade: SPDY/3.1 request with "
+              "X-Stream-Protocol-Version portforward.k8s.io (what kubectl port-forward sends)";
   } else {
     message = "the " + call.type.plural + "/proxy subresource is not supported by trimtab "
               "local (" + what + " is simulated); pod and Service IPs are loopback addresses "

@@ -190,6 +190,46 @@ def main():
         c.run("a JobManager from the upstream image/args runs its job, served on the Service "
               "address", deploy)
 
+        def port_forward_and_proxy():
+            jm = k.json("get", "pods", "-n", NS, "-l",
+                        "app=wc,component=jobmanager")["items"][0]["metadata"]["name"]
+            # kubectl 1.32 tunnels SPDY through a WebSocket first; without PortForwardWebsockets
+            # it upgrades to SPDY directly. A Service is resolved by kubectl to one of its pods,
+            # its port name to the container port.
+            for target, port, env_extra in (
+                    ("pod/" + jm, "18081:8081", None),
+                    ("svc/wc-rest", "18082:rest", {"KUBECTL_PORT_FORWARD_WEBSOCKETS": "false"})):
+                with k.port_forward(target, "-n", NS, port, env_extra=env_extra):
+                    local = "http://127.0.0.1:%s" % port.split(":")[0]
+                    for _ in range(2):  # two connections over one tunnel
+                        with urllib.request.urlopen(local + "/overview", timeout=10) as r:
+                            overview = json.loads(r.read())
+                        expect(overview.get("jobs-running") == 1 and
+                               overview.get("flink-version", "").startswith("1.20"),
+                               "%s: %s" % (target, overview))
+            # A port without a listener: the kubelet's error, then kubectl gives up.
+            with k.port_forward("pod/" + jm, "-n", NS, "18083:9999") as p:
+                try:
+                    urllib.request.urlopen("http://127.0.0.1:18083/", timeout=10)
+                except (OSError, urllib.error.URLError):
+                    pass
+                p.wait(timeout=20)
+                err = p.stderr.read()
+            expect_in("error forwarding port 9999 to pod %s/%s" % (NS, jm), err)
+            expect_in("lost connection to pod", err)
+            # The proxy subresources (kubectl get --raw, dashboards).
+            status = json.loads(k.out("get", "--raw", "/api/v1/namespaces/%s/services/"
+                                      "wc-rest:rest/proxy/jobs/%s/status" % (NS, JOB_ID)))
+            expect(status.get("status") == "RUNNING", status)
+            overview = json.loads(k.out("get", "--raw", "/api/v1/namespaces/%s/pods/%s:8081/"
+                                        "proxy/overview" % (NS, jm)))
+            expect(overview.get("jobs-running") == 1, overview)
+            p = k.run("get", "--raw", "/api/v1/namespaces/%s/pods/%s:9999/proxy/" % (NS, jm),
+                      ok=False)
+            expect_in("error trying to reach service", p.stderr)
+        c.run("kubectl port-forward to the JobManager pod (WebSocket) and its Service (SPDY); "
+              "the pods and services proxy", port_forward_and_proxy)
+
         def metrics_follow_load():
             rest = state["rest"]
             vs = vertices(rest, JOB_ID)

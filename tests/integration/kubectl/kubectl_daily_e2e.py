@@ -3,8 +3,8 @@
 runtime (pods run): the typed `kubectl create` generators (protobuf bodies) of every kind the
 server serves, `kubectl run` and `expose`, `describe svc` of a Service with an unnamed port (which
 makes kubectl panic without EndpointSlice port names), logs (-f, --previous), the connect
-commands the simulated pods cannot serve (exec, cp, attach, port-forward: a clear error, not
-NotFound), `auth can-i` for a service account before and after a RoleBinding, and deletion.
+commands the simulated pods cannot serve (exec, cp, attach: a clear error, not NotFound),
+port-forward to a port nothing listens on (the kubelet's error), `auth can-i` for a service account before and after a RoleBinding, and deletion.
 
 Usage: kubectl_daily_e2e.py --trimtab BIN   (exit 77 = skipped: no kubectl)
 """
@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import time
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from local_cluster import SKIP, e2e_args, Checks, LocalCluster, expect, expect_in  # noqa: E402
@@ -188,12 +189,20 @@ def main():
                 expect_in("not supported for the simulated pods of trimtab local", p.stderr,
                           " ".join(cmd))
                 expect("NotFound" not in p.stderr and "not found" not in p.stderr, p.stderr)
-            p = k.run("port-forward", "pod/" + name, "-n", NS, "18080:8080", ok=False,
-                      timeout=30)
-            expect_in("port-forward is not supported by trimtab local", p.stderr)
-            expect_in(pod["status"]["podIP"], p.stderr)
-        c.run("exec / cp / attach / port-forward answer a clear 'not supported'",
-              connect_commands)
+            # port-forward is served; this image listens on nothing, so the connection gets the
+            # kubelet's error and kubectl gives up, as on a real cluster (flink_rest_e2e forwards
+            # to a listening JobManager).
+            with k.port_forward("pod/" + name, "-n", NS, "18080:8080") as p:
+                try:
+                    urllib.request.urlopen("http://127.0.0.1:18080/", timeout=10)
+                except OSError:
+                    pass
+                p.wait(timeout=20)
+                err = p.stderr.read()
+            expect_in("error forwarding port 8080 to pod %s/%s" % (NS, name), err)
+            expect_in("failed to connect to %s:8080" % pod["status"]["podIP"], err)
+        c.run("exec / cp / attach answer a clear 'not supported'; port-forward to a port "
+              "without a listener reports the kubelet's error", connect_commands)
 
         def can_i():
             as_sa = ["--as=" + SA, "-n", NS]

@@ -8,6 +8,7 @@ of their own (runtime_e2e.py, operator_e2e.py).
 Usage: kubectl_e2e.py --trimtab BIN --reference DIR   (exit 77 = skipped: no kubectl)
 """
 
+import contextlib
 import glob
 import json
 import os
@@ -90,6 +91,34 @@ class Kubectl:
 
     def json(self, *args):
         return json.loads(self.out(*args, "-o", "json"))
+
+    @contextlib.contextmanager
+    def port_forward(self, *args, env_extra=None, timeout=30):
+        """Runs `kubectl port-forward ARGS` for the duration of the block, entered once kubectl
+        says it is forwarding; yields the process (its stderr is read after the block)."""
+        env = dict(self.cluster.env())
+        env.update(env_extra or {})
+        cmd = [self.binary, "--cache-dir", self.cache, "port-forward"] + list(args)
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=env)
+        try:
+            deadline = time.monotonic() + timeout
+            line = ""
+            while time.monotonic() < deadline and not line.startswith("Forwarding from"):
+                line = p.stdout.readline()
+                if not line and p.poll() is not None:
+                    raise AssertionError("kubectl port-forward %s exited: %s" %
+                                         (" ".join(args), p.stderr.read()))
+            expect(line.startswith("Forwarding from"), "port-forward never listened")
+            yield p
+        finally:
+            if p.poll() is None:
+                p.terminate()
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
 
 
 def table_rows(text):
