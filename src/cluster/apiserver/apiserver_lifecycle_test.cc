@@ -63,9 +63,15 @@ TEST_F(ApiServerTest, PatchesOfEveryType) {
                                             "  name: applied\ndata:\n  a: \"1\"\n"),
                        "application/apply-patch+yaml");
   ASSERT_EQ(created.status, 201) << created.raw;
-  Reply merged = Call("PATCH", apply, Json(R"({"data":{"b":"2"}})"), "application/apply-patch+yaml");
+  // Another manager's configuration merges in; the first manager's configuration without "a"
+  // then removes it (nobody else owns it; managed_fields_test.cc has the details).
+  Reply merged = Call("PATCH", std::string(kCms) + "/applied?fieldManager=other",
+                      Json(R"({"data":{"b":"2"}})"), "application/apply-patch+yaml");
   ASSERT_EQ(merged.status, 200);
   EXPECT_EQ(merged.body["data"], (Json{{"a", "1"}, {"b", "2"}}));
+  Reply dropped = Call("PATCH", apply, Json(R"({"data":{"b":"2"}})"), "application/apply-patch+yaml");
+  ASSERT_EQ(dropped.status, 200);
+  EXPECT_EQ(dropped.body["data"], (Json{{"b", "2"}}));
   Reply no_manager = Call("PATCH", std::string(kCms) + "/applied", Json(R"({"data":{}})"),
                           "application/apply-patch+yaml");
   EXPECT_EQ(no_manager.status, 422);

@@ -11,6 +11,7 @@
 #include "adapters/http/client.h"
 #include "cluster/apiserver/discovery.h"
 #include "cluster/apiserver/handler_util.h"
+#include "cluster/apiserver/managed_fields.h"
 #include "cluster/apiserver/object_meta.h"
 #include "cluster/apiserver/openapi.h"
 
@@ -107,6 +108,10 @@ HttpResponse ApiHandler::ServeResource(Call& call) {
   call.write.dry_run = !call.Q("dryRun").empty();
   call.write.field_validation = call.Q("fieldValidation");
   call.write.warnings = &call.warnings;
+  call.write.field_manager = call.Q("fieldManager");
+  if (call.write.field_manager.empty()) {
+    call.write.field_manager = DefaultFieldManager(call.req.Header("User-Agent"));
+  }
   if (!call.type.namespaced && !info.ns.empty()) {
     return ErrorResponse(ApiError{404, "NotFound",
                                   "the server could not find the requested resource", nullptr});

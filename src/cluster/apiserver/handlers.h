@@ -19,9 +19,9 @@
 // metav1.Status with the upstream reason and code; an unexpected exception becomes a 500 Status,
 // never a crash.
 //
-// Server-side apply (application/apply-patch+yaml) is approximated: the object is created when
-// absent, otherwise the applied configuration is merged into it as a JSON merge patch (lists are
-// replaced, fields not mentioned are kept); no managedFields and no conflict detection.
+// Every write maintains metadata.managedFields, and server-side apply (application/apply-patch+yaml,
+// fieldManager, force) merges with field ownership and conflicts (managed_fields.h). An apply to
+// a subresource is merged as a JSON merge patch and recorded as an Update.
 //
 // Thread-safety: Handle may run concurrently on every HTTP thread.
 #pragma once

@@ -3,6 +3,7 @@
 
 #include "cluster/apiserver/builtin_validation.h"
 #include "cluster/apiserver/handler_util.h"
+#include "cluster/apiserver/managed_fields.h"
 #include "cluster/apiserver/object_meta.h"
 #include "cluster/apiserver/patch.h"
 #include "cluster/apiserver/strategic_merge.h"
@@ -110,6 +111,10 @@ HttpResponse ApiHandler::PatchObject(Call& call) {
                                          : ParseJson(call.req.body, "request body");
   if (!patch.ok()) return ErrorResponse(BadRequest(patch.status().message()));
 
+  const bool apply = kind == PatchKind::kApply && call.info.subresource.empty();
+  const FieldManager applier{.manager = call.Q("fieldManager"),
+                             .time = FormatRfc3339(objects_->clock()->Now())};
+  const bool force = IsTrue(call.Q("force"));
   if (kind == PatchKind::kApply) {
     if (call.Q("fieldManager").empty()) {
       return ErrorResponse(Invalid(call.type, call.info.name,
@@ -130,20 +135,28 @@ HttpResponse ApiHandler::PatchObject(Call& call) {
                                         call.info.name + ")"));
       }
       object["metadata"]["name"] = call.info.name;
-      auto created = objects_->Create(call.type, call.info.ns, std::move(object), call.write);
+      auto applied = ServerSideApply(call.type, nullptr, object, applier, force);
+      if (!applied.ok()) return ErrorResponse(applied.error());
+      WriteOptions write = call.write;
+      write.apply = true;
+      auto created = objects_->Create(call.type, call.info.ns, std::move(*applied), write);
       if (created.ok()) return JsonResponse(201, *created, call.warnings);
       if (created.error().code != 409) return ErrorResponse(created.error());
       // Created concurrently: fall through to the merge.
     } else if (!existing.ok()) {
       return ErrorResponse(existing.error());
     }
+  } else if (!call.Q("force").empty()) {
+    return ErrorResponse(BadRequest("force parameter can only be used with apply"));
   }
+  if (apply) call.write.apply = true;
 
   const Json& body = *patch;
   auto updated = objects_->Modify(
       call.type, call.info.ns, call.info.name,
       [&](const Json& current) -> ApiResult<Json> {
-        auto patched = ApplyPatch(kind, call.type, current, body);
+        auto patched = apply ? ServerSideApply(call.type, &current, body, applier, force)
+                             : ApplyPatch(kind, call.type, current, body);
         if (!patched.ok()) return patched;
         if (auto too_large = CheckStoredSize(*patched)) return *too_large;
         if (call.type.group.empty() && call.type.kind == "Secret" && patched->is_object()) {
@@ -183,6 +196,7 @@ HttpResponse ApiHandler::Scale(Call& call) {
     body = std::move(*parsed);
   }
   const std::string spec_path = type.scale_subresource->spec_replicas_path;
+  call.write.manager_subresource = "scale";
   auto updated = objects_->Modify(
       type, call.info.ns, call.info.name,
       [&](const Json& current) -> ApiResult<Json> {

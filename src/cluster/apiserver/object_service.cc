@@ -6,6 +6,7 @@
 #include "cluster/apiserver/builtin_defaults.h"
 #include "cluster/apiserver/crd.h"
 #include "cluster/apiserver/hpa_rules.h"
+#include "cluster/apiserver/managed_fields.h"
 #include "cluster/apiserver/object_meta.h"
 #include "cluster/apiserver/pod_priority_admission.h"
 #include "cluster/apiserver/service_ips.h"
@@ -316,6 +317,20 @@ ApiResult<Json> ObjectService::Validate(const ResourceType& type, Json object,
   return checked;
 }
 
+namespace {
+
+// Requests always name a manager (ApiHandler: fieldManager or the User-Agent); writers inside the
+// API server process (garbage collector, namespace and pod lifecycle) are controllers.
+FieldManager WhoWrites(const WriteOptions& options, std::string_view subresource, Clock* clock) {
+  return FieldManager{
+      .manager = options.field_manager.empty() ? "kube-controller-manager" : options.field_manager,
+      .subresource = options.manager_subresource.empty() ? std::string(subresource)
+                                                         : options.manager_subresource,
+      .time = FormatRfc3339(clock->Now())};
+}
+
+}  // namespace
+
 ApiResult<Json> ObjectService::PrepareCreate(const ResourceType& type, std::string_view url_ns,
                                              Json object, const WriteOptions& options) {
   if (!object.is_object()) return BadRequest("the body of the request must be a JSON object");
@@ -413,9 +428,13 @@ ApiResult<Json> ObjectService::Create(const ResourceType& type, std::string_view
     if (!created.ok()) return created;
     return conversion->from_storage(*created);
   }
+  const Json requested_fields = Lookup(object, {"metadata", "managedFields"});
   auto prepared = PrepareCreate(type, ns, std::move(object), options);
   if (!prepared.ok()) return prepared;
   Json& obj = *prepared;
+  if (!options.apply) {
+    TrackUpdate(type, nullptr, &obj, WhoWrites(options, "", clock_), requested_fields);
+  }
   std::string name = MetaString(obj, "name");
   std::string allocated_ip;
   if (cluster_ips_ && IsCoreKind(type, "services")) {
@@ -511,6 +530,7 @@ ApiResult<Json> ObjectService::WriteUpdate(const ResourceType& type, std::string
         "the namespace of the provided object does not match the namespace sent on the request");
   }
 
+  const Json requested_fields = Lookup(desired, {"metadata", "managedFields"});
   Json result;
   if (subresource == kSubresourceBinding) {
     result = std::move(desired);
@@ -591,6 +611,12 @@ ApiResult<Json> ObjectService::WriteUpdate(const ResourceType& type, std::string
   result = std::move(*validated);
   if (HasGeneration(type) && SpecChanged(current, result)) {
     Meta(result)["generation"] = cur_meta.value("generation", int64_t{0}) + 1;
+  }
+  if (!options.apply) {
+    // The request's own managedFields only matter as a reset ([{}]); a subresource write
+    // carries the stored ones.
+    const Json requested = subresource.empty() ? requested_fields : Json();
+    TrackUpdate(type, &current, &result, WhoWrites(options, subresource, clock_), requested);
   }
   if (SameStored(current, result)) return current;  // no-op: nothing is written
 

@@ -47,6 +47,12 @@ struct WriteOptions {
   // the default) drops them and reports them in *warnings.
   std::string field_validation;
   std::vector<std::string>* warnings = nullptr;  // may be null
+  // managedFields (managed_fields.h): who writes ("" = "unknown"), and the subresource its
+  // entry names when it differs from the one written ("scale" for writes through /scale).
+  std::string field_manager;
+  std::string manager_subresource;
+  // The object carries the managedFields of a server-side apply already: keep them.
+  bool apply = false;
 };
 
 struct DeleteOptions {

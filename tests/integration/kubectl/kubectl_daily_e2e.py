@@ -4,7 +4,8 @@ runtime (pods run): the typed `kubectl create` generators (protobuf bodies) of e
 server serves, `kubectl run` and `expose`, `describe svc` of a Service with an unnamed port (which
 makes kubectl panic without EndpointSlice port names), logs (-f, --previous), the connect
 commands the simulated pods cannot serve (exec, cp, attach: a clear error, not NotFound),
-port-forward to a port nothing listens on (the kubelet's error), `auth can-i` for a service account before and after a RoleBinding, and deletion.
+port-forward to a port nothing listens on (the kubelet's error), server-side apply (managedFields, conflicts,
+--force-conflicts), `auth can-i` for a service account before and after a RoleBinding, and deletion.
 
 Usage: kubectl_daily_e2e.py --trimtab BIN   (exit 77 = skipped: no kubectl)
 """
@@ -203,6 +204,44 @@ def main():
             expect_in("failed to connect to %s:8080" % pod["status"]["podIP"], err)
         c.run("exec / cp / attach answer a clear 'not supported'; port-forward to a port "
               "without a listener reports the kubelet's error", connect_commands)
+
+        def server_side_apply():
+            cm = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\n"
+                  "data:\n  color: blue\n")
+            out = k.out("apply", "--server-side", "-n", NS, "-f", "-", stdin=cm)
+            expect_in("configmap/ssa serverside-applied", out)
+            got = k.json("get", "cm", "ssa", "-n", NS, "--show-managed-fields")
+            entries = got["metadata"]["managedFields"]
+            expect([(e["manager"], e["operation"]) for e in entries] == [("kubectl", "Apply")],
+                   entries)
+            expect(entries[0]["fieldsV1"] == {"f:data": {"f:color": {}}}, entries)
+            expect("managedFields" not in k.json("get", "cm", "ssa", "-n", NS)["metadata"],
+                   "kubectl hides managedFields without --show-managed-fields")
+            # Another manager changing that field: upstream's conflict, then --force-conflicts.
+            other = ["apply", "--server-side", "--field-manager=other", "-n", NS, "-f", "-"]
+            p = k.run(*other, stdin=cm.replace("blue", "red"), ok=False)
+            expect_in('Apply failed with 1 conflict: conflict with "kubectl": .data.color',
+                      p.stderr)
+            k.out(*other, "--force-conflicts", stdin=cm.replace("blue", "red"))
+            got = k.json("get", "cm", "ssa", "-n", NS, "--show-managed-fields")
+            expect(got["data"] == {"color": "red"}, got["data"])
+            expect([e["manager"] for e in got["metadata"]["managedFields"]] == ["other"],
+                   got["metadata"]["managedFields"])
+            # An update is recorded under kubectl's manager for it, and conflicts with the next
+            # apply; a field the applier drops from its configuration is removed.
+            k.out("patch", "cm", "ssa", "-n", NS, "-p", '{"data":{"color":"green"}}')
+            got = k.json("get", "cm", "ssa", "-n", NS, "--show-managed-fields")
+            patch = [e for e in got["metadata"]["managedFields"] if e["manager"] == "kubectl-patch"]
+            expect(patch and patch[0]["operation"] == "Update", got["metadata"]["managedFields"])
+            p = k.run(*other, stdin=cm.replace("blue", "red"), ok=False)
+            expect_in('conflict with "kubectl-patch" using v1: .data.color', p.stderr)
+            two = cm.replace("blue", "green") + "  size: L\n"
+            k.out(*other, stdin=two)
+            k.out(*other, stdin=cm.replace("blue", "green"))
+            expect(k.json("get", "cm", "ssa", "-n", NS)["data"] == {"color": "green"},
+                   "size left the configuration and the object")
+        c.run("kubectl apply --server-side: managedFields, conflicts, --force-conflicts, "
+              "--show-managed-fields", server_side_apply)
 
         def can_i():
             as_sa = ["--as=" + SA, "-n", NS]
