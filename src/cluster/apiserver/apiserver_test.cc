@@ -142,7 +142,9 @@ TEST_F(ApiServerTest, CreateGetUpdateDeleteWithKubernetesErrors) {
   unknown_field["colour"] = "blue";
   Reply strict = Put(std::string(kCms) + "/cm1?fieldValidation=Strict", unknown_field);
   EXPECT_EQ(strict.status, 400) << strict.raw;
-  EXPECT_EQ(strict.body["message"], "strict decoding error: unknown field \"colour\"");
+  EXPECT_EQ(strict.body["message"],
+            "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: strict decoding error: "
+            "unknown field \"colour\"");
   EXPECT_EQ(Put(std::string(kCms) + "/cm1?fieldValidation=Warn", unknown_field).status, 409);
 
   // A no-op update writes nothing.

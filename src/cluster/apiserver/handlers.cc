@@ -257,20 +257,35 @@ HttpResponse ApiHandler::ListOrWatch(Call& call) {
   return JsonResponse(200, out);
 }
 
+namespace {
+
+// kube-apiserver's create and update handlers report a strict decoding error of the body as
+// "<Kind> in version \"<v>\" cannot be handled as a <Kind>: strict decoding error: ..."
+// (its transformDecodeError); a patch reports it without the prefix.
+ApiError AsDecodeError(const ResourceType& type, ApiError error) {
+  if (error.code == 400 && error.message.rfind("strict decoding error:", 0) == 0) {
+    error.message = type.kind + " in version \"" + type.version + "\" cannot be handled as a " +
+                    type.kind + ": " + error.message;
+  }
+  return error;
+}
+
+}  // namespace
+
 HttpResponse ApiHandler::CreateObject(Call& call) {
   auto body = DecodeObjectBody(call);
-  if (!body.ok()) return ErrorResponse(body.error());
+  if (!body.ok()) return ErrorResponse(AsDecodeError(call.type, body.error()));
   auto created = objects_->Create(call.type, call.info.ns, std::move(*body), call.write);
-  if (!created.ok()) return ErrorResponse(created.error());
+  if (!created.ok()) return ErrorResponse(AsDecodeError(call.type, created.error()));
   return JsonResponse(201, *created, call.warnings);
 }
 
 HttpResponse ApiHandler::UpdateObject(Call& call) {
   auto body = DecodeObjectBody(call);
-  if (!body.ok()) return ErrorResponse(body.error());
+  if (!body.ok()) return ErrorResponse(AsDecodeError(call.type, body.error()));
   auto updated = objects_->Update(call.type, call.info.ns, call.info.name, std::move(*body),
                                   call.info.subresource, call.write);
-  if (!updated.ok()) return ErrorResponse(updated.error());
+  if (!updated.ok()) return ErrorResponse(AsDecodeError(call.type, updated.error()));
   return JsonResponse(200, *updated, call.warnings);
 }
 

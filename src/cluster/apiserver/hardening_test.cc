@@ -117,7 +117,8 @@ TEST_F(HardeningTest, Issue27DuplicateKeysFollowFieldValidation) {
   Reply strict = Call("POST", std::string(kConfigMaps) + "?fieldValidation=Strict", body);
   EXPECT_EQ(strict.status, 400);
   EXPECT_EQ(strict.body.value("message", ""),
-            "strict decoding error: duplicate field \"metadata.name\", duplicate field \"data.k\"");
+            "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: strict decoding error: "
+            "duplicate field \"metadata.name\", duplicate field \"data.k\"");
   Reply warn = Post(kConfigMaps, body);
   ASSERT_EQ(warn.status, 201) << warn.raw;
   EXPECT_EQ(warn.body["metadata"]["name"], "dup");  // the last one wins

@@ -91,10 +91,15 @@ void WalkList(const ResourceType& type, const Json& v, const FieldPath& path,
   }
 }
 
+// Label selectors of the built-in kinds are atomic (upstream: structType / mapType atomic).
+bool AtomicObject(const ResourceType& type, const std::string& schema) {
+  return !type.is_crd && schema == "spec.selector";
+}
+
 void Walk(const ResourceType& type, const Json& v, const FieldPath& path, const std::string& schema,
           FlatFields* out) {
   if (v.is_object()) {
-    if (v.empty()) {
+    if (v.empty() || AtomicObject(type, schema)) {
       (*out)[path] = &v;
       return;
     }
@@ -371,6 +376,44 @@ std::string PathString(const FieldPath& path) {
   return out;
 }
 
+namespace {
+
+// The maps (and optional structs) an Update that creates them owns as a whole, with a "." of
+// their own, as upstream records a map or pointer field the update added: the string maps of
+// metadata, ConfigMaps, Secrets and pod specs, and a Deployment's rollingUpdate.
+bool OwnedWhenAdded(const FieldPath& path) {
+  const size_t nl = path.rfind(kSep);
+  const std::string last = path.substr(nl == std::string::npos ? 0 : nl + 1);
+  return last == "f:labels" || last == "f:annotations" || last == "f:data" ||
+         last == "f:binaryData" || last == "f:stringData" || last == "f:nodeSelector" ||
+         last == "f:rollingUpdate";
+}
+
+// Whether `flat` has `path` or anything below it.
+bool HasPrefix(const FlatFields& flat, const FieldPath& path) {
+  auto it = flat.lower_bound(path);
+  return it != flat.end() &&
+         (it->first == path || it->first.compare(0, path.size() + 1, path + kSep) == 0);
+}
+
+// The paths of the maps under `path` in `flat` that OwnedWhenAdded names (their parents of
+// leaves, walked up).
+void AddedMaps(const FlatFields& before, const FlatFields& after, FieldSet* changed) {
+  std::set<FieldPath> seen;
+  for (const auto& [path, value] : after) {
+    FieldPath p = path;
+    while (true) {
+      const size_t nl = p.rfind(kSep);
+      if (nl == std::string::npos) break;
+      p = p.substr(0, nl);
+      if (!seen.insert(p).second) break;
+      if (OwnedWhenAdded(p) && !after.count(p) && !HasPrefix(before, p)) changed->insert(p);
+    }
+  }
+}
+
+}  // namespace
+
 void TrackUpdate(const ResourceType& type, const Json* old, Json* next, const FieldManager& who,
                  const Json& requested) {
   std::vector<Entry> entries;
@@ -391,10 +434,15 @@ void TrackUpdate(const ResourceType& type, const Json* old, Json* next, const Fi
   for (const auto& [path, value] : before) {
     if (!after.count(path)) removed.insert(path);
   }
+  if (!changed.empty()) AddedMaps(before, after, &changed);
   if (!changed.empty() || !removed.empty()) {
     for (Entry& e : entries) {
       for (const FieldPath& p : changed) e.fields.erase(p);
       for (const FieldPath& p : removed) e.fields.erase(p);
+      // A map owned as a whole goes with its last key.
+      for (auto it = e.fields.begin(); it != e.fields.end();) {
+        it = OwnedWhenAdded(*it) && !HasPrefix(after, *it) ? e.fields.erase(it) : std::next(it);
+      }
     }
     if (!changed.empty()) {
       Entry& mine = FindOrAdd(entries, who, "Update", who.subresource, type.GroupVersion());
@@ -419,7 +467,10 @@ ApiResult<Json> ServerSideApply(const ResourceType& type, const Json* current, c
   std::vector<Conflicting> conflicts;
   for (size_t i = 0; i < entries.size(); ++i) {
     const Entry& e = entries[i];
-    if (e.manager == who.manager || (type.status_subresource && e.subresource == "status")) {
+    // Managers are told apart by name, operation and subresource, as upstream keys them: the
+    // applier's own Update (`kubectl scale` writes as "kubectl" too) is another manager.
+    if ((e.manager == who.manager && e.operation == "Apply" && e.subresource.empty()) ||
+        (type.status_subresource && e.subresource == "status")) {
       continue;
     }
     for (const auto& [path, value] : applied_flat) {

@@ -20,8 +20,10 @@
 // deletionGracePeriodSeconds and managedFields; status on the main resource of a kind with a
 // status subresource, and everything but status on that subresource.
 //
-// Differences from structured-merge-diff: maps and structs never get a "." of their own (only
-// list items do); x-kubernetes-list-type / list-map-keys of CRD schemas are not read (custom
+// Differences from structured-merge-diff: of maps and structs only the string maps (labels,
+// annotations, data, nodeSelector, ...) and rollingUpdate get a "." of their own, when an Update
+// adds them (upstream: any map or optional struct an Update adds); the label selector at
+// spec.selector is the one atomic struct; x-kubernetes-list-type / list-map-keys of CRD schemas are not read (custom
 // resources' lists are atomic); a request's own metadata.managedFields is ignored except
 // `[{}]`, which clears them; entries are not merged across API versions.
 //

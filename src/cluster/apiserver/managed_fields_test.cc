@@ -56,7 +56,8 @@ TEST(ManagedFieldsTest, FieldSetsPathsAndFieldsV1) {
   EXPECT_TRUE(set.count("f:spec\nf:template\nf:spec\nf:containers\nk:{\"name\":\"web\"}\n"
                         "f:ports\nk:{\"containerPort\":8080,\"protocol\":\"TCP\"}"));
   EXPECT_TRUE(set.count("f:metadata\nf:finalizers\nv:\"example.com/x\""));
-  EXPECT_TRUE(set.count("f:spec\nf:selector\nf:matchLabels\nf:app"));
+  EXPECT_TRUE(set.count("f:spec\nf:selector"));  // atomic
+  EXPECT_FALSE(set.count("f:spec\nf:selector\nf:matchLabels\nf:app"));
   EXPECT_FALSE(set.count("f:metadata\nf:name"));      // not managed
   EXPECT_FALSE(set.count("f:status\nf:replicas"));    // status has its own subresource
   EXPECT_TRUE(ManagedFieldSet(type, d, "status").count("f:status\nf:replicas"));
@@ -172,6 +173,20 @@ TEST_F(ServerSideApplyTest, ConflictsForceAndGivingUpFields) {
   EXPECT_EQ(dropped.body["metadata"]["labels"]["app"], "web");  // alice still applies it
 }
 
+TEST_F(ServerSideApplyTest, TheAppliersOwnUpdateIsAnotherManager) {
+  ASSERT_EQ(Apply(Deployment("nginx:1"), "kubectl").status, 201);
+  // `kubectl scale` writes through /scale as "kubectl" (its User-Agent).
+  Reply scaled = Call("PATCH", std::string(kPath) + "/scale",
+                      Json{{"spec", {{"replicas", 4}}}}, "application/merge-patch+json",
+                      {"User-Agent: kubectl/v1.32.4 (linux/amd64) kubernetes/abc"});
+  ASSERT_EQ(scaled.status, 200) << scaled.raw;
+  Reply conflict = Apply(Deployment("nginx:1"), "kubectl");
+  ASSERT_EQ(conflict.status, 409) << conflict.raw;
+  EXPECT_EQ(conflict.body["message"],
+            "Apply failed with 1 conflict: conflict with \"kubectl\" with subresource \"scale\" "
+            "using apps/v1: .spec.replicas");
+}
+
 TEST_F(ServerSideApplyTest, EveryWriteIsRecorded) {
   Json cm = {{"apiVersion", "v1"},
              {"kind", "ConfigMap"},
@@ -183,7 +198,7 @@ TEST_F(ServerSideApplyTest, EveryWriteIsRecorded) {
   ASSERT_EQ(created.body["metadata"]["managedFields"].size(), 1u);
   EXPECT_EQ(created.body["metadata"]["managedFields"][0]["manager"], "kubectl-create");
   EXPECT_EQ(created.body["metadata"]["managedFields"][0]["fieldsV1"],
-            Json::parse(R"({"f:data":{"f:a":{}}})"));
+            Json::parse(R"({"f:data":{".":{},"f:a":{}}})"));
   // Without fieldManager the User-Agent names the manager; an unchanged update writes nothing.
   Json body = created.body;
   Reply same = Call("PUT", "/api/v1/namespaces/default/configmaps/c", body, "application/json",

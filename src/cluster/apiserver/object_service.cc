@@ -1,5 +1,7 @@
 #include "cluster/apiserver/object_service.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "cluster/apiserver/auth/rbac_validation.h"
@@ -305,6 +307,9 @@ ApiResult<Json> ObjectService::Validate(const ResourceType& type, Json object,
     if (!rbac.empty()) return Invalid(type, name, std::move(rbac));
   }
   if (!unknown.empty()) {
+    // In path order, as kube-apiserver sorts what pruning found (and as the JSON kubectl sends,
+    // keys sorted at every level, puts the built-in decoder's findings).
+    std::sort(unknown.begin(), unknown.end());
     if (options.field_validation == "Strict") return BadRequest(StrictDecodingMessage(unknown));
     if (options.field_validation != "Ignore" && options.warnings) {
       for (const auto& f : unknown) options.warnings->push_back("unknown field \"" + f + "\"");

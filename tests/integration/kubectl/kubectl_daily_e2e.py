@@ -243,6 +243,28 @@ def main():
         c.run("kubectl apply --server-side: managedFields, conflicts, --force-conflicts, "
               "--show-managed-fields", server_side_apply)
 
+        def strict_custom_resource():
+            # The CR handler's strict decoding error: prefixed by the decoder's "cannot be
+            # handled" as for built-in kinds, unknown fields in path order; an open subtree
+            # (x-kubernetes-preserve-unknown-fields) keeps its unknown fields.
+            fd = ("apiVersion: flink.apache.org/v1beta1\nkind: FlinkDeployment\n"
+                  "metadata: {name: strict}\n"
+                  "spec:\n  image: flink:1.20\n  flinkVersion: v1_20\n  zzz: 1\n"
+                  "  jobManager: {resource: {memory: 1g, cpu: 1}, bogus: 2}\n"
+                  "  taskManager: {resource: {memory: 1g, cpu: 1}}\n"
+                  "  podTemplate: {spec: {nodeSelector: {a: b}}, kept: 3}\n")
+            p = k.run("create", "--dry-run=server", "-n", NS, "-f", "-", stdin=fd, ok=False)
+            expect_in('FlinkDeployment in version "v1beta1" cannot be handled as a '
+                      'FlinkDeployment: strict decoding error: unknown field '
+                      '"spec.jobManager.bogus", unknown field "spec.zzz"', p.stderr)
+            out = json.loads(k.out("create", "--dry-run=server", "--validate=false", "-n", NS,
+                                   "-f", "-", "-o", "json", stdin=fd))
+            expect("zzz" not in out["spec"] and "bogus" not in out["spec"]["jobManager"],
+                   out["spec"])
+            expect(out["spec"]["podTemplate"].get("kept") == 3, out["spec"]["podTemplate"])
+        c.run("strict decoding of a custom resource; pruning keeps open subtrees",
+              strict_custom_resource)
+
         def can_i():
             as_sa = ["--as=" + SA, "-n", NS]
             p = k.run("auth", "can-i", "list", "pods", *as_sa, ok=None)

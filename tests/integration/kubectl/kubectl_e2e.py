@@ -408,7 +408,8 @@ def main():
                       'Unsupported value: "v9_9"', p.stderr, "stderr")
             p = k.run("create", "-n", NS, "-f", "-", stdin=TYPO_DEPLOYMENT, ok=False)
             expect_in("Error from server (BadRequest)", p.stderr, "stderr")
-            expect_in('strict decoding error: unknown field "spec.replicsa"', p.stderr, "stderr")
+            expect_in('Deployment in version "v1" cannot be handled as a Deployment: strict '
+                      'decoding error: unknown field "spec.replicsa"', p.stderr, "stderr")
             p = k.run("get", "pods", "-n", "no-such-namespace", ok=True)
             expect_in("No resources found in no-such-namespace namespace.", p.stderr, "stderr")
         c.run("errors print like a real cluster", errors)
