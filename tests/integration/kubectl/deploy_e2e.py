@@ -10,6 +10,10 @@ real process in a pod (the process pod runner) under its ServiceAccount, with RB
   - without `create` on services in the ClusterRole a new FlinkDeployment stays stuck and the
     operator's log (kubectl logs) and the resource's status.error carry the API server's 403 for
     exactly that verb;
+  - `trimtab operator --dashboard-port` run as a process of its own with a token of that
+    ServiceAccount (a standby: the pods hold the Lease): its dashboard, fetched over HTTP, lists
+    the FlinkDeployments kubectl lists with the same states, shows an HPA, and every kind it
+    watches (HPAs included) is readable under the role;
   - the single-namespace overlay: the operator reconciles a FlinkDeployment in its namespace
     and leaves one in another namespace alone (and may not even read it).
 
@@ -17,11 +21,14 @@ Usage: deploy_e2e.py --trimtab BIN --source DIR   (exit 77 = skipped: no kubectl
 """
 
 import argparse
+import base64
 import json
 import os
 import shutil
+import subprocess
 import sys
 import time
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from local_cluster import SKIP, Checks, LocalCluster, expect, expect_in  # noqa: E402
@@ -42,6 +49,39 @@ def parse_args():
         print("kubectl not found: skipping")
         return None
     return args
+
+
+HPA = """
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: basic-hpa}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: basic}
+  minReplicas: 1
+  maxReplicas: 2
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 80}}
+"""
+
+SA_KUBECONFIG = """apiVersion: v1
+kind: Config
+clusters:
+- name: local
+  cluster: {server: "%(server)s", certificate-authority-data: "%(ca)s"}
+users:
+- name: trimtab-operator
+  user: {token: "%(token)s"}
+contexts:
+- name: operator
+  context: {cluster: local, user: trimtab-operator}
+current-context: operator
+"""
+
+
+def read(path):
+    with open(path, errors="replace") as f:
+        return f.read()
 
 
 def flink_deployment(source, name, ns):
@@ -133,6 +173,65 @@ def main():
             expect_in("basic", events, "FlinkDeployment events")
             expect("is forbidden" not in all_operator_logs(k), "no 403 with the full role")
 
+        def dashboard_as_the_operator():
+            k.out("apply", "-n", "jobs", "-f", "-", stdin=HPA)
+            token = k.out("create", "token", "trimtab-operator", "-n", SYSTEM_NS).strip()
+            kubeconfig = os.path.join(cluster.tmp, "operator-sa-kubeconfig")
+            with open(kubeconfig, "w") as f:
+                f.write(SA_KUBECONFIG % {"server": cluster.server, "token": token,
+                                         "ca": base64.b64encode(cluster.ca.encode()).decode()})
+            log_path = os.path.join(cluster.tmp, "operator-dashboard.log")
+            with open(log_path, "wb") as log:
+                op = subprocess.Popen(
+                    [args.trimtab, "operator", "--kubeconfig", kubeconfig, "--health-port", "-1",
+                     "--dashboard-port", "0", "--leader-elect=true", "--replicas", "2",
+                     "--lease-name", "trimtab-operator", "--lease-namespace", SYSTEM_NS],
+                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            try:
+                seen = {}
+
+                def url():
+                    for line in read(log_path).splitlines():
+                        if line.startswith("dashboard: "):
+                            seen["base"] = line.split()[1]
+                            return True
+                    expect(op.poll() is None, "the operator exited: %s" % read(log_path))
+                    return False
+                wait_until(url, 30, "the dashboard's address in the operator's output")
+                base = seen["base"]
+
+                def matches():
+                    with urllib.request.urlopen(base + "api/overview", timeout=5) as r:
+                        overview = json.loads(r.read())
+                    seen["overview"] = overview
+                    want = {}
+                    for fd in k.json("get", "flinkdeployments", "-A")["items"]:
+                        st = fd.get("status") or {}
+                        want[(fd["metadata"]["namespace"], fd["metadata"]["name"])] = (
+                            (st.get("jobStatus") or {}).get("state") or "",
+                            st.get("lifecycleState") or "")
+                    got = {(j["namespace"], j["name"]): (j.get("jobState") or "",
+                                                         j.get("lifecycleState") or "")
+                           for j in overview["jobs"] if j.get("kind") == "FlinkDeployment"}
+                    expect(got == want, "dashboard %s, kubectl %s" % (got, want))
+                    expect([h["name"] for h in overview["hpas"]] == ["basic-hpa"],
+                           "hpas: %s" % overview["hpas"])
+                    expect(overview["readable"] and all(overview["readable"].values()),
+                           "not readable under the role: %s" % overview["readable"])
+                    return True
+                wait_until(matches, 30, "the dashboard to match kubectl")
+                print("    dashboard: %d jobs, readable %s" % (
+                    len(seen["overview"]["jobs"]), sorted(seen["overview"]["readable"])), flush=True)
+                expect("forbidden" not in read(log_path), "a 403 in the operator's log:\n" +
+                       read(log_path)[-2000:])
+            finally:
+                op.terminate()
+                try:
+                    op.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    op.kill()
+                    op.wait()
+
         def missing_verb():
             role = k.json("get", "clusterrole", "trimtab-operator")
             for rule in role["rules"]:
@@ -190,6 +289,8 @@ def main():
         c.run("apply -k deploy/: two operator pods Running and Ready, one leader", install)
         c.run("kubectl auth can-i --as the operator's service account", can_i)
         c.run("basic.yaml reaches RUNNING/STABLE through the operator pod", basic)
+        c.run("trimtab operator --dashboard-port under the ServiceAccount: the dashboard "
+              "matches kubectl, HPAs included, every kind readable", dashboard_as_the_operator)
         c.run("a verb missing from the ClusterRole: 403 in kubectl logs, no progress", missing_verb)
         c.run("single-namespace overlay: only its namespace is reconciled", single_namespace)
         print("wall time %.0f s" % (time.monotonic() - started))
