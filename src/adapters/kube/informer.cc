@@ -92,7 +92,7 @@ Status Informer::ListAndReplace() {
   ListOptions list{.label_selector = options_.label_selector,
                    .field_selector = options_.field_selector,
                    .limit = options_.page_size};
-  std::map<std::string, Json> fresh;
+  std::map<std::string, ObjectPtr> fresh;
   std::string rv;
   while (true) {
     StatusOr<Json> page = client_->ListPage(options_.gvr, options_.namespace_name, list);
@@ -109,7 +109,7 @@ Status Informer::ListAndReplace() {
     if (auto items = page->find("items"); items != page->end() && items->is_array()) {
       for (Json& item : *items) {
         std::string key = ObjectKey(item);
-        fresh[std::move(key)] = std::move(item);
+        fresh[std::move(key)] = std::make_shared<const Json>(std::move(item));
       }
     }
     std::string next;
@@ -120,18 +120,18 @@ Status Informer::ListAndReplace() {
     if (next.empty()) break;
     list.continue_token = next;
   }
-  std::map<std::string, Json> old = store_.ReplaceAll(fresh);
+  std::map<std::string, ObjectPtr> old = store_.ReplaceAll(fresh);
   Dispatch([&](const EventHandler& h) {
     for (const auto& [key, object] : fresh) {
       const auto it = old.find(key);
       if (it == old.end()) {
-        if (h.on_add) h.on_add(object);
-      } else if (ObjectResourceVersion(it->second) != ObjectResourceVersion(object)) {
-        if (h.on_update) h.on_update(it->second, object);
+        if (h.on_add) h.on_add(*object);
+      } else if (ObjectResourceVersion(*it->second) != ObjectResourceVersion(*object)) {
+        if (h.on_update) h.on_update(*it->second, *object);
       }
     }
     for (const auto& [key, object] : old) {
-      if (fresh.count(key) == 0 && h.on_delete) h.on_delete(object);
+      if (fresh.count(key) == 0 && h.on_delete) h.on_delete(*object);
     }
   });
   std::lock_guard<std::mutex> lock(mu_);
@@ -163,16 +163,18 @@ Status Informer::WatchOnce(bool* relist, bool* progress) {
         Json& object = *event.object;
         const std::string rv = ObjectResourceVersion(object);
         if (event.type == "ADDED" || event.type == "MODIFIED") {
-          std::optional<Json> previous = store_.Upsert(object);
+          // The store takes the decoded object as it is; handlers see the stored one.
+          const ObjectPtr stored = std::make_shared<const Json>(std::move(object));
+          const ObjectPtr previous = store_.Upsert(stored);
           Dispatch([&](const EventHandler& h) {
             if (previous) {
-              if (h.on_update) h.on_update(*previous, object);
+              if (h.on_update) h.on_update(*previous, *stored);
             } else if (h.on_add) {
-              h.on_add(object);
+              h.on_add(*stored);
             }
           });
         } else if (event.type == "DELETED") {
-          std::optional<Json> previous = store_.Remove(ObjectKey(object));
+          ObjectPtr previous = store_.Remove(ObjectKey(object));
           Dispatch([&](const EventHandler& h) {
             if (h.on_delete) h.on_delete(object);
           });
@@ -214,7 +216,7 @@ Status Informer::WatchOnce(bool* relist, bool* progress) {
 void Informer::ResyncLoop(TimePoint next) {
   while (stop_.WaitUntil(options_.clock, next, options_.poll_interval)) {
     for (const std::string& key : store_.Keys()) {
-      std::optional<Json> object = store_.GetByKey(key);
+      ObjectPtr object = store_.GetShared(key);
       if (!object) continue;
       Dispatch([&](const EventHandler& h) {
         if (h.on_update) h.on_update(*object, *object);
