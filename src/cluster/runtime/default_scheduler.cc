@@ -8,10 +8,11 @@
 namespace trimtab::cluster::runtime {
 
 SchedulingDecision DefaultScheduler::Schedule(const ClusterSnapshot& snapshot,
-                                              const std::vector<Json>& pending) {
+                                              const std::vector<kube::ObjectPtr>& pending) {
   SchedulingDecision decision;
   ClusterSnapshot state = snapshot;
-  for (const Json& pod : pending) {
+  for (const kube::ObjectPtr& shared : pending) {
+    const Json& pod = *shared;
     std::map<std::string, std::vector<std::string>> reasons;
     const NodeInfo* best = nullptr;
     int64_t best_score = -1;
@@ -39,7 +40,7 @@ SchedulingDecision DefaultScheduler::Schedule(const ClusterSnapshot& snapshot,
       continue;
     }
     std::string node_name = best->name;
-    state.Assume(pod, node_name);
+    state.Assume(shared, node_name);
     decision.bindings.push_back(
         PodBindingDecision{.ns = ns, .name = name, .uid = uid, .node = std::move(node_name)});
   }

@@ -23,7 +23,7 @@ class DefaultScheduler final : public Scheduler {
     return scheduler_name.empty() || scheduler_name == kName;
   }
   SchedulingDecision Schedule(const ClusterSnapshot& snapshot,
-                              const std::vector<Json>& pending) override;
+                              const std::vector<kube::ObjectPtr>& pending) override;
 };
 
 }  // namespace trimtab::cluster::runtime

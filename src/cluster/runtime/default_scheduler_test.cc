@@ -11,6 +11,12 @@ namespace {
 
 using ::testing::ElementsAre;
 
+std::vector<kube::ObjectPtr> Shared(std::vector<Json> pods) {
+  std::vector<kube::ObjectPtr> out;
+  for (Json& p : pods) out.push_back(std::make_shared<const Json>(std::move(p)));
+  return out;
+}
+
 Json Node(const std::string& name, const std::string& cpu = "8", const std::string& memory = "32Gi",
           int64_t pods = 110, std::map<std::string, std::string> labels = {},
           std::vector<NodeTaint> taints = {}) {
@@ -49,7 +55,8 @@ TEST(DefaultSchedulerTest, SpreadsPodsByLeastAllocated) {
   DefaultScheduler scheduler;
   ClusterSnapshot snapshot(FourNodes(), {Pod("busy", "6", "", "node-1")});
   SchedulingDecision d =
-      scheduler.Schedule(snapshot, {Pod("a", "2"), Pod("b", "2"), Pod("c", "2"), Pod("d", "2")});
+      scheduler.Schedule(snapshot, Shared({Pod("a", "2"), Pod("b", "2"), Pod("c", "2"),
+                                           Pod("d", "2")}));
   ASSERT_EQ(d.bindings.size(), 4u);
   EXPECT_TRUE(d.unschedulable.empty());
   std::vector<std::string> nodes;
@@ -62,7 +69,7 @@ TEST(DefaultSchedulerTest, SpreadsPodsByLeastAllocated) {
 TEST(DefaultSchedulerTest, UnschedulableMessageCountsReasons) {
   DefaultScheduler scheduler;
   ClusterSnapshot snapshot(FourNodes(), {});
-  SchedulingDecision d = scheduler.Schedule(snapshot, {Pod("huge", "16")});
+  SchedulingDecision d = scheduler.Schedule(snapshot, Shared({Pod("huge", "16")}));
   ASSERT_EQ(d.unschedulable.size(), 1u);
   EXPECT_TRUE(d.bindings.empty());
   EXPECT_EQ(d.unschedulable[0].reason, "Unschedulable");
@@ -70,7 +77,7 @@ TEST(DefaultSchedulerTest, UnschedulableMessageCountsReasons) {
 
   // Different reasons per node are counted and sorted as strings, as kube-scheduler does.
   ClusterSnapshot mixed({Node("a", "8", "8Gi"), Node("b", "2"), Node("c", "2"), Node("d", "2")}, {});
-  d = scheduler.Schedule(mixed, {Pod("p", "4", "16Gi")});
+  d = scheduler.Schedule(mixed, Shared({Pod("p", "4", "16Gi")}));
   ASSERT_EQ(d.unschedulable.size(), 1u);
   EXPECT_EQ(d.unschedulable[0].message,
             "0/4 nodes are available: 1 Insufficient memory, 3 Insufficient cpu.");
@@ -79,7 +86,7 @@ TEST(DefaultSchedulerTest, UnschedulableMessageCountsReasons) {
 TEST(DefaultSchedulerTest, AccountsPodsOfTheSameCycle) {
   DefaultScheduler scheduler;
   ClusterSnapshot snapshot({Node("only", "4")}, {});
-  SchedulingDecision d = scheduler.Schedule(snapshot, {Pod("a", "3"), Pod("b", "3")});
+  SchedulingDecision d = scheduler.Schedule(snapshot, Shared({Pod("a", "3"), Pod("b", "3")}));
   ASSERT_EQ(d.bindings.size(), 1u);
   EXPECT_EQ(d.bindings[0].name, "a");
   ASSERT_EQ(d.unschedulable.size(), 1u);
@@ -118,8 +125,8 @@ TEST(NodeFitTest, FiltersInPluginOrder) {
           ["nodeSelectorTerms"] = Json::array(
               {{{"matchExpressions",
                  Json::array({{{"key", "pool"}, {"operator", "NotIn"}, {"values", {"big"}}}})}}});
-  EXPECT_FALSE(MatchesNodeAffinity(affinity, snapshot.Find("l")->node));
-  EXPECT_TRUE(MatchesNodeAffinity(affinity, snapshot.Find("t")->node));
+  EXPECT_FALSE(MatchesNodeAffinity(affinity, *snapshot.Find("l")->node));
+  EXPECT_TRUE(MatchesNodeAffinity(affinity, *snapshot.Find("t")->node));
 
   Json cordoned = Node("c");
   cordoned["spec"]["unschedulable"] = true;

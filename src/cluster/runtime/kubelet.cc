@@ -128,7 +128,7 @@ void Kubelet::Forget(const std::string& key) {
 }
 
 Result Kubelet::Sync(const std::string& key) {
-  std::optional<Json> pod = informers_->Store(PodsGvr()).GetByKey(key);
+  const kube::ObjectPtr pod = informers_->Store(PodsGvr()).GetShared(key);
   std::shared_ptr<PodState> state;
   {
     std::lock_guard<std::mutex> lock(mu_);

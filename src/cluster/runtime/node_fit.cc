@@ -179,12 +179,12 @@ bool MatchesNodeAffinity(const Json& pod, const Json& node) {
 
 std::vector<std::string> CheckNodeFit(const Json& pod, const NodeInfo& node) {
   // NodeUnschedulable
-  if (Bool(node.node, {"spec", "unschedulable"})) {
+  if (Bool(*node.node, {"spec", "unschedulable"})) {
     Json taint = {{"key", "node.kubernetes.io/unschedulable"}, {"effect", "NoSchedule"}};
     if (!ToleratesTaint(pod, taint)) return {"node(s) were unschedulable"};
   }
   // TaintToleration
-  const Json& taints = At(node.node, {"spec", "taints"});
+  const Json& taints = At(*node.node, {"spec", "taints"});
   if (taints.is_array()) {
     for (const Json& taint : taints) {
       std::string effect = Str(taint, {"effect"});
@@ -195,7 +195,7 @@ std::vector<std::string> CheckNodeFit(const Json& pod, const NodeInfo& node) {
     }
   }
   // NodeAffinity
-  if (!MatchesNodeAffinity(pod, node.node)) return {"node(s) didn't match Pod's node affinity/selector"};
+  if (!MatchesNodeAffinity(pod, *node.node)) return {"node(s) didn't match Pod's node affinity/selector"};
   // NodeResourcesFit
   std::vector<std::string> reasons;
   auto allowed_pods = node.allocatable.find("pods");
@@ -253,21 +253,39 @@ std::string FitErrorMessage(size_t node_count,
   return out + ".";
 }
 
-ClusterSnapshot::ClusterSnapshot(const std::vector<Json>& nodes, const std::vector<Json>& pods) {
-  for (const Json& n : nodes) {
+namespace {
+
+std::vector<kube::ObjectPtr> Shared(const std::vector<Json>& objects) {
+  std::vector<kube::ObjectPtr> out;
+  out.reserve(objects.size());
+  for (const Json& o : objects) out.push_back(std::make_shared<const Json>(o));
+  return out;
+}
+
+}  // namespace
+
+ClusterSnapshot::ClusterSnapshot(const std::vector<Json>& nodes, const std::vector<Json>& pods)
+    : ClusterSnapshot(Of(Shared(nodes), Shared(pods))) {}
+
+ClusterSnapshot ClusterSnapshot::Of(const std::vector<kube::ObjectPtr>& nodes,
+                                    const std::vector<kube::ObjectPtr>& pods) {
+  ClusterSnapshot out;
+  out.nodes_.reserve(nodes.size());
+  for (const kube::ObjectPtr& n : nodes) {
     NodeInfo info;
-    info.name = Str(n, {"metadata", "name"});
+    info.name = Str(*n, {"metadata", "name"});
     info.node = n;
-    info.allocatable = NodeAllocatable(n);
-    nodes_.push_back(std::move(info));
+    info.allocatable = NodeAllocatable(*n);
+    out.nodes_.push_back(std::move(info));
   }
-  std::sort(nodes_.begin(), nodes_.end(),
+  std::sort(out.nodes_.begin(), out.nodes_.end(),
             [](const NodeInfo& a, const NodeInfo& b) { return a.name < b.name; });
-  for (const Json& p : pods) {
-    std::string node = Str(p, {"spec", "nodeName"});
-    if (node.empty() || IsPodTerminal(p)) continue;
-    Assume(p, node);
+  for (const kube::ObjectPtr& p : pods) {
+    const std::string node = Str(*p, {"spec", "nodeName"});
+    if (node.empty() || IsPodTerminal(*p)) continue;
+    out.Assume(p, node);
   }
+  return out;
 }
 
 const NodeInfo* ClusterSnapshot::Find(std::string_view node) const {
@@ -277,11 +295,15 @@ const NodeInfo* ClusterSnapshot::Find(std::string_view node) const {
 }
 
 void ClusterSnapshot::Assume(const Json& pod, std::string_view node) {
+  Assume(std::make_shared<const Json>(pod), node);
+}
+
+void ClusterSnapshot::Assume(const kube::ObjectPtr& pod, std::string_view node) {
   auto it = std::lower_bound(nodes_.begin(), nodes_.end(), node,
                              [](const NodeInfo& a, std::string_view n) { return a.name < n; });
   if (it == nodes_.end() || it->name != node) return;
-  AddTo(it->requested, PodRequests(pod));
-  AddTo(it->nonzero_requested, NonZeroPodRequests(pod));
+  AddTo(it->requested, PodRequests(*pod));
+  AddTo(it->nonzero_requested, NonZeroPodRequests(*pod));
   it->pods.push_back(pod);
 }
 

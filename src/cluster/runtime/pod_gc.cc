@@ -20,19 +20,17 @@ PodGarbageCollector::PodGarbageCollector(const kube::KubeClient* client, Informe
       {.on_add = enqueue, .on_update = [enqueue](const Json&, const Json& p) { enqueue(p); }});
   informers_->Get(NodesGvr())->AddEventHandler({.on_delete = [this](const Json& node) {
     const std::string name = Str(node, {"metadata", "name"});
-    auto pods = informers_->Store(PodsGvr()).List(PodsGvr(), "", {});
-    if (!pods.ok()) return;
-    for (const Json& p : *pods) {
-      if (Str(p, {"spec", "nodeName"}) == name) controller_.Enqueue(kube::ObjectKey(p));
+    for (const kube::ObjectPtr& p : informers_->Store(PodsGvr()).ListShared()) {
+      if (Str(*p, {"spec", "nodeName"}) == name) controller_.Enqueue(kube::ObjectKey(*p));
     }
   }});
 }
 
 Result PodGarbageCollector::Sync(const std::string& key) {
-  auto pod = informers_->Store(PodsGvr()).GetByKey(key);
+  const kube::ObjectPtr pod = informers_->Store(PodsGvr()).GetShared(key);
   if (!pod) return Result::Done();
   const std::string node = Str(*pod, {"spec", "nodeName"});
-  if (node.empty() || informers_->Store(NodesGvr()).GetByKey(node)) return Result::Done();
+  if (node.empty() || informers_->Store(NodesGvr()).GetShared(node)) return Result::Done();
   // The cache may lag behind a node that was just registered: ask the API server.
   auto live = client_->Get(NodesGvr(), "", node);
   if (live.ok()) return Result::Done();

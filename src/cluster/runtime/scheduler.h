@@ -20,7 +20,7 @@
 //     std::string_view name() const override { return "volcano"; }
 //     bool Serves(std::string_view s) const override { return s == "volcano"; }
 //     SchedulingDecision Schedule(const ClusterSnapshot& snapshot,
-//                                 const std::vector<Json>& pending) override {
+//                                 const std::vector<kube::ObjectPtr>& pending) override {
 //       ClusterSnapshot what_if = snapshot;   // place members one by one with CheckNodeFit(),
 //       ... what_if.Assume(pod, node) ...     // then return all bindings or only verdicts
 //     }
@@ -59,14 +59,15 @@ using EventRecorder = kube::EventRecorder;
 // 1500 = 1.5 cores, "memory" in milli-bytes, "pods" 1000 per pod, extended resources likewise).
 using ResourceList = std::map<std::string, int64_t, std::less<>>;
 
-// A node as a scheduler sees it during one cycle.
+// A node as a scheduler sees it during one cycle. The objects are the informer cache's shared,
+// immutable ones (kube::ObjectPtr), so a snapshot and its copies cost pointers, not objects.
 struct NodeInfo {
   std::string name;
-  Json node;                       // the Node object
-  ResourceList allocatable;        // status.allocatable
-  ResourceList requested;          // sum of the requests of the pods below (node_fit.h)
-  ResourceList nonzero_requested;  // the same with scheduler defaults for missing requests
-  std::vector<Json> pods;          // non-terminal pods bound to (or assumed on) the node
+  kube::ObjectPtr node;                // the Node object; never null
+  ResourceList allocatable;            // status.allocatable
+  ResourceList requested;              // sum of the requests of the pods below (node_fit.h)
+  ResourceList nonzero_requested;      // the same with scheduler defaults for missing requests
+  std::vector<kube::ObjectPtr> pods;   // non-terminal pods bound to (or assumed on) the node
 };
 
 // The nodes of the cluster (sorted by name) with the pods placed on them.
@@ -75,12 +76,16 @@ class ClusterSnapshot {
   ClusterSnapshot() = default;
   // Builds the snapshot from Node objects and pods; pods without spec.nodeName, terminal pods
   // and pods on unknown nodes are ignored.
+  static ClusterSnapshot Of(const std::vector<kube::ObjectPtr>& nodes,
+                            const std::vector<kube::ObjectPtr>& pods);
+  // The same from copies (tests, callers without a cache).
   ClusterSnapshot(const std::vector<Json>& nodes, const std::vector<Json>& pods);
 
   const std::vector<NodeInfo>& nodes() const { return nodes_; }
   const NodeInfo* Find(std::string_view node) const;
   // Accounts `pod` on `node` (what-if placement). No-op for an unknown node.
-  void Assume(const Json& pod, std::string_view node);
+  void Assume(const kube::ObjectPtr& pod, std::string_view node);
+  void Assume(const Json& pod, std::string_view node);  // a copy of `pod`
 
  private:
   std::vector<NodeInfo> nodes_;
@@ -142,7 +147,7 @@ class Scheduler {
   // scheduling gates and not in back-off; higher spec.priority first, then older first. Never
   // empty, unless RunsWithoutPending(). Must not block on the network.
   virtual SchedulingDecision Schedule(const ClusterSnapshot& snapshot,
-                                      const std::vector<Json>& pending) = 0;
+                                      const std::vector<kube::ObjectPtr>& pending) = 0;
   // True: Schedule is called on every cycle, with no pending pods too (a batch scheduler whose
   // session also keeps the status of its own objects, as Volcano's runs every second).
   virtual bool RunsWithoutPending() const { return false; }

@@ -1,7 +1,9 @@
 #include "cluster/runtime/scheduling_loop.h"
 
 #include <algorithm>
+#include <string_view>
 #include <thread>
+#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -26,13 +28,31 @@ Json SchedulingView(const Json& node) {
           {"allocatable", At(node, {"status", "allocatable"})}};
 }
 
-bool HigherPriorityFirst(const Json& a, const Json& b) {
-  int64_t pa = Int(a, {"spec", "priority"}), pb = Int(b, {"spec", "priority"});
-  if (pa != pb) return pa > pb;
-  std::string ca = Str(a, {"metadata", "creationTimestamp"});
-  std::string cb = Str(b, {"metadata", "creationTimestamp"});
-  if (ca != cb) return ca < cb;
-  return Str(a, {"metadata", "name"}) < Str(b, {"metadata", "name"});
+// A string field as a view into `object` ("" when absent).
+std::string_view View(const Json& object, std::initializer_list<std::string_view> path) {
+  const Json& v = At(object, path);
+  return v.is_string() ? std::string_view(v.get_ref<const std::string&>()) : std::string_view();
+}
+
+// Sorts `pods` higher spec.priority first, then older, then by name.
+void SortHigherPriorityFirst(std::vector<kube::ObjectPtr>* pods) {
+  struct Keyed {
+    int64_t priority;
+    std::string_view created, name;
+    kube::ObjectPtr pod;
+  };
+  std::vector<Keyed> keyed;
+  keyed.reserve(pods->size());
+  for (kube::ObjectPtr& p : *pods) {
+    keyed.push_back({Int(*p, {"spec", "priority"}), View(*p, {"metadata", "creationTimestamp"}),
+                     View(*p, {"metadata", "name"}), std::move(p)});
+  }
+  std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+    if (a.priority != b.priority) return a.priority > b.priority;
+    if (a.created != b.created) return a.created < b.created;
+    return a.name < b.name;
+  });
+  for (size_t i = 0; i < keyed.size(); ++i) (*pods)[i] = std::move(keyed[i].pod);
 }
 
 }  // namespace
@@ -223,36 +243,41 @@ Result SchedulingLoop::Cycle() {
   } cycle_end{&last_cycle_end_};
 
   now = clock_->Now();
-  auto nodes = informers_->Store(NodesGvr()).List(NodesGvr(), "", {});
-  auto pods = informers_->Store(PodsGvr()).List(PodsGvr(), "", {});
-  if (!nodes.ok() || !pods.ok()) return Result::Retry("reading the informer caches failed");
+  const std::vector<kube::ObjectPtr> nodes = informers_->Store(NodesGvr()).ListShared();
+  const std::vector<kube::ObjectPtr> pods = informers_->Store(PodsGvr()).ListShared();
 
-  std::map<std::string, const Json*> by_uid;  // into *pods
-  for (const Json& p : *pods) by_uid[Str(p, {"metadata", "uid"})] = &p;
+  // Into `pods` (the views point into the cached objects, which `pods` keeps alive).
+  std::unordered_map<std::string_view, const kube::ObjectPtr*> by_uid;
+  by_uid.reserve(pods.size());
+  for (const kube::ObjectPtr& p : pods) by_uid[View(*p, {"metadata", "uid"})] = &p;
   // Per due scheduler: the earliest of its pods' back-offs, its retry_after.
   std::vector<std::optional<Duration>> wake(schedulers_.size());
   auto wake_in = [&](size_t i, Duration d) {
     if (!wake[i] || d < *wake[i]) wake[i] = d;
   };
 
-  ClusterSnapshot snapshot(*nodes, *pods);
-  std::vector<std::vector<Json>> pending(schedulers_.size());
+  ClusterSnapshot snapshot = ClusterSnapshot::Of(nodes, pods);
+  std::vector<std::vector<kube::ObjectPtr>> pending(schedulers_.size());
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto it = assumed_.begin(); it != assumed_.end();) {
       auto pod = by_uid.find(it->first);
-      bool settled = pod == by_uid.end() || !Str(*pod->second, {"spec", "nodeName"}).empty() ||
+      bool settled = pod == by_uid.end() || !View(**pod->second, {"spec", "nodeName"}).empty() ||
                      (!it->second.in_flight && now - it->second.at > options_.assume_timeout);
       if (settled) {
         it = assumed_.erase(it);
       } else {
-        snapshot.Assume(it->second.pod, it->second.node);
+        if (it->second.pod) snapshot.Assume(it->second.pod, it->second.node);
         ++it;
       }
     }
-    for (const Json& pod : *pods) {
-      if (!IsPending(pod) || assumed_.count(Str(pod, {"metadata", "uid"}))) continue;
-      const size_t owner = OwnerOf(Str(pod, {"spec", "schedulerName"}));
+    for (const kube::ObjectPtr& shared : pods) {
+      const Json& pod = *shared;
+      if (!IsPending(pod)) continue;
+      if (!assumed_.empty() && assumed_.count(std::string(View(pod, {"metadata", "uid"})))) {
+        continue;
+      }
+      const size_t owner = OwnerOf(View(pod, {"spec", "schedulerName"}));
       // Nobody serves it: stays Pending quietly. Not due: left for its scheduler's cycle.
       if (owner == schedulers_.size() || !due[owner]) continue;
       Duration wait{0};
@@ -260,7 +285,7 @@ Result SchedulingLoop::Cycle() {
         wake_in(owner, wait);
         continue;
       }
-      pending[owner].push_back(pod);
+      pending[owner].push_back(shared);
     }
   }
 
@@ -270,7 +295,7 @@ Result SchedulingLoop::Cycle() {
       wake_at_[i] = wake[i] ? std::optional<TimePoint>(now + *wake[i]) : std::nullopt;
       continue;
     }
-    std::sort(pending[i].begin(), pending[i].end(), HigherPriorityFirst);
+    SortHigherPriorityFirst(&pending[i]);
     Scheduler& scheduler = *schedulers_[i];
     SchedulingDecision decision = scheduler.Schedule(snapshot, pending[i]);
     // Assume every binding now, then hand them to the binders by group, in order.
@@ -280,8 +305,8 @@ Result SchedulingLoop::Cycle() {
       std::lock_guard<std::mutex> lock(mu_);
       for (PodBindingDecision& b : decision.bindings) {
         auto found = by_uid.find(b.uid);
-        const Json pod = found == by_uid.end() ? Json() : *found->second;
-        if (!pod.is_null()) snapshot.Assume(pod, b.node);
+        const kube::ObjectPtr pod = found == by_uid.end() ? nullptr : *found->second;
+        if (pod) snapshot.Assume(pod, b.node);
         backoff_.erase(b.uid);
         assumed_[b.uid] = Assumed{.node = b.node, .at = now, .in_flight = true, .pod = pod};
         size_t index = batches.size();
@@ -300,7 +325,7 @@ Result SchedulingLoop::Cycle() {
     }
     for (const PodUnschedulableDecision& u : decision.unschedulable) {
       auto pod = by_uid.find(u.uid);
-      MarkUnschedulable(scheduler, u, pod == by_uid.end() ? nullptr : pod->second, now);
+      MarkUnschedulable(scheduler, u, pod == by_uid.end() ? nullptr : pod->second->get(), now);
       wake_in(i, options_.initial_backoff);
     }
     if (decision.retry_after) wake_in(i, *decision.retry_after);
@@ -329,7 +354,8 @@ void SchedulingLoop::BinderLoop() {
   }
 }
 
-void SchedulingLoop::Bind(Scheduler& scheduler, const PodBindingDecision& b, const Json& pod) {
+void SchedulingLoop::Bind(Scheduler& scheduler, const PodBindingDecision& b,
+                          const kube::ObjectPtr& pod) {
   Json binding = {{"apiVersion", "v1"},
                   {"kind", "Binding"},
                   {"metadata", {{"name", b.name}, {"namespace", b.ns}, {"uid", b.uid}}},
@@ -351,8 +377,8 @@ void SchedulingLoop::Bind(Scheduler& scheduler, const PodBindingDecision& b, con
     Trigger();
     return;
   }
-  if (!pod.is_null()) {
-    events_->Record(pod, {.component = std::string(scheduler.name())}, "Normal", "Scheduled",
+  if (pod) {
+    events_->Record(*pod, {.component = std::string(scheduler.name())}, "Normal", "Scheduled",
                     "Successfully assigned " + b.ns + "/" + b.name + " to " + b.node);
   }
 }

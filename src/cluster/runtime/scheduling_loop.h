@@ -24,7 +24,8 @@
 // a back-off or retry_after that ended; a scheduler whose NextCycleIn is positive (a batch
 // scheduler between sessions) waits for it. A cycle that serves none reads nothing. Cycles run
 // at most once per `min_cycle_gap` of real time: a burst of pod creations (each one a trigger) is
-// served by one cycle, not one cycle per pod, since every cycle reads the whole cache.
+// served by one cycle, not one cycle per pod, since every cycle reads the whole cache (the
+// cache's shared objects, not copies).
 //
 // Threading: one cycle thread (a Controller with one worker), `bind_workers` binder threads;
 // informer handlers only enqueue.
@@ -89,13 +90,13 @@ class SchedulingLoop {
     std::string node;
     TimePoint at;           // when the binding succeeded (assume_timeout runs from here)
     bool in_flight = true;  // the binding is not done yet
-    Json pod;
+    kube::ObjectPtr pod;    // as the deciding cycle saw it (null if unknown)
   };
   // Bindings for the binders: one group, in order.
   struct BindBatch {
     Scheduler* scheduler = nullptr;
     std::vector<PodBindingDecision> bindings;
-    std::vector<Json> pods;  // bindings[i]'s pod as the cycle saw it (null if unknown)
+    std::vector<kube::ObjectPtr> pods;  // bindings[i]'s pod as the cycle saw it (null if unknown)
   };
 
   Result Cycle();
@@ -107,7 +108,7 @@ class SchedulingLoop {
   size_t OwnerOf(std::string_view scheduler_name) const;
   bool Eligible(const Json& pod, TimePoint now, Duration* wait);
   void BinderLoop();
-  void Bind(Scheduler& scheduler, const PodBindingDecision& b, const Json& pod);
+  void Bind(Scheduler& scheduler, const PodBindingDecision& b, const kube::ObjectPtr& pod);
   void MarkUnschedulable(Scheduler& scheduler, const PodUnschedulableDecision& u, const Json* pod,
                          TimePoint now);
 

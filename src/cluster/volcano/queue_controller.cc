@@ -75,9 +75,8 @@ Result QueueController::Sync(const std::string& name) {
   }
   Json counts = {{"pending", 0}, {"inqueue", 0}, {"running", 0}, {"unknown", 0}, {"completed", 0}};
   int members = 0;
-  auto groups = pod_groups_->store().List(PodGroupsGvr(), "", {});
-  if (!groups.ok()) return Result::Retry("listing PodGroups: " + groups.status().ToString());
-  for (const Json& pg : *groups) {
+  for (const kube::ObjectPtr& shared : pod_groups_->store().ListShared()) {
+    const Json& pg = *shared;
     if (Str(pg, {"spec", "queue"}, default_queue_) != name) continue;
     ++members;
     std::string phase = Str(pg, {"status", "phase"});

@@ -45,29 +45,57 @@ Json WithoutStamps(Json status) {
 
 }  // namespace
 
-core::scheduling::ClusterObjects BuildClusterObjects(const runtime::ClusterSnapshot& snapshot,
-                                                     std::vector<Json> pods,
-                                                     std::vector<Json> pod_groups,
-                                                     std::vector<Json> queues,
-                                                     std::vector<Json> priority_classes) {
-  core::scheduling::ClusterObjects objects;
-  std::map<std::string, std::string> placed;  // pod uid -> node, as the snapshot accounts it
+SessionInput BuildSessionInput(const runtime::ClusterSnapshot& snapshot,
+                               const std::vector<kube::ObjectPtr>& pods,
+                               const std::vector<kube::ObjectPtr>& pod_groups,
+                               const std::vector<kube::ObjectPtr>& queues,
+                               const std::vector<kube::ObjectPtr>& priority_classes) {
+  SessionInput in;
+  in.held.reserve(snapshot.nodes().size() + pods.size() + pod_groups.size() + queues.size() +
+                  priority_classes.size());
+  // Pod uid -> node of the pods the snapshot accounts on a node their object does not name yet
+  // (assumed by the loop).
+  std::map<std::string, std::string, std::less<>> placed;
   for (const runtime::NodeInfo& node : snapshot.nodes()) {
-    objects.nodes.push_back(node.node);
-    for (const Json& pod : node.pods) placed[Str(pod, {"metadata", "uid"})] = node.name;
+    in.held.push_back(node.node);
+    in.refs.nodes.push_back(node.node.get());
+    for (const kube::ObjectPtr& pod : node.pods) {
+      if (At(*pod, {"spec", "nodeName"}).is_string() &&
+          !At(*pod, {"spec", "nodeName"}).get_ref<const std::string&>().empty()) {
+        continue;
+      }
+      placed[Str(*pod, {"metadata", "uid"})] = node.name;
+    }
   }
-  for (Json& pod : pods) {
-    if (!Str(pod, {"spec", "nodeName"}).empty()) continue;
-    auto it = placed.find(Str(pod, {"metadata", "uid"}));
-    if (it == placed.end()) continue;
-    if (!pod.contains("spec") || !pod["spec"].is_object()) pod["spec"] = Json::object();
-    pod["spec"]["nodeName"] = it->second;
+  in.refs.pods.reserve(pods.size());
+  for (const kube::ObjectPtr& pod : pods) {
+    in.held.push_back(pod);
+    const Json& node_name = At(*pod, {"spec", "nodeName"});
+    if (placed.empty() || (node_name.is_string() && !node_name.get_ref<const std::string&>().empty())) {
+      in.refs.pods.push_back(pod.get());
+      continue;
+    }
+    auto it = placed.find(Str(*pod, {"metadata", "uid"}));
+    if (it == placed.end()) {
+      in.refs.pods.push_back(pod.get());
+      continue;
+    }
+    Json& copy = in.assumed_copies.emplace_back(*pod);
+    if (!copy.contains("spec") || !copy["spec"].is_object()) copy["spec"] = Json::object();
+    copy["spec"]["nodeName"] = it->second;
+    in.refs.pods.push_back(&copy);
   }
-  objects.pods = std::move(pods);
-  objects.pod_groups = std::move(pod_groups);
-  objects.queues = std::move(queues);
-  objects.priority_classes = std::move(priority_classes);
-  return objects;
+  auto add = [&](const std::vector<kube::ObjectPtr>& list, std::vector<const Json*>* refs) {
+    refs->reserve(list.size());
+    for (const kube::ObjectPtr& o : list) {
+      in.held.push_back(o);
+      refs->push_back(o.get());
+    }
+  };
+  add(pod_groups, &in.refs.pod_groups);
+  add(queues, &in.refs.queues);
+  add(priority_classes, &in.refs.priority_classes);
+  return in;
 }
 
 Json PodGroupStatus(const PodGroupOutcome& outcome) {

@@ -3,10 +3,11 @@
 // for, computed against the objects as they are now. Pure functions, so the adapter is tested
 // without an API server; VolcanoScheduler and VolcanoStatusWriter do the I/O.
 //
-//   BuildClusterObjects   nodes from the snapshot; every pod of the pod cache (bound, pending
+//   BuildSessionInput     nodes from the snapshot; every pod of the pod cache (bound, pending
 //                         and finished ones: a PodGroup counts its succeeded members), with the
 //                         node of a pod the loop has bound but the cache does not show yet
-//                         (assumed) filled in, so a session never places a pod twice
+//                         (assumed) filled in, so a session never places a pod twice; the
+//                         cache's shared objects themselves, only an assumed pod is copied
 //   PodGroupWithStatus    the PodGroup with the session's status (phase, conditions, running /
 //                         succeeded / failed), or nullopt when nothing but timestamps and
 //                         transition ids would change (Volcano writes PodGroup status only then)
@@ -18,6 +19,7 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,11 +31,23 @@
 
 namespace trimtab::cluster::volcano {
 
-core::scheduling::ClusterObjects BuildClusterObjects(const runtime::ClusterSnapshot& snapshot,
-                                                     std::vector<Json> pods,
-                                                     std::vector<Json> pod_groups,
-                                                     std::vector<Json> queues,
-                                                     std::vector<Json> priority_classes);
+// What a session reads: `refs` point into the objects this value holds (move it, never copy it,
+// while the refs are in use).
+struct SessionInput {
+  core::scheduling::ClusterObjectRefs refs;
+  std::vector<kube::ObjectPtr> held;  // the nodes, pods, PodGroups, queues and classes
+  std::deque<Json> assumed_copies;    // assumed pods with their node filled in
+  SessionInput() = default;
+  SessionInput(SessionInput&&) = default;
+  SessionInput& operator=(SessionInput&&) = default;
+  SessionInput(const SessionInput&) = delete;
+};
+
+SessionInput BuildSessionInput(const runtime::ClusterSnapshot& snapshot,
+                               const std::vector<kube::ObjectPtr>& pods,
+                               const std::vector<kube::ObjectPtr>& pod_groups,
+                               const std::vector<kube::ObjectPtr>& queues,
+                               const std::vector<kube::ObjectPtr>& priority_classes);
 
 // The PodGroup's status as the session sees it: {phase, conditions, running, succeeded, failed}.
 Json PodGroupStatus(const core::scheduling::PodGroupOutcome& outcome);

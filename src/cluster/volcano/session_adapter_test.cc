@@ -37,17 +37,30 @@ TEST(SessionAdapterTest, ClusterObjectsCarryEveryPodAndTheLoopsAssumedPlacements
   runtime::ClusterSnapshot snapshot({Node("n1"), Node("n2")}, {Pod("bound", "n1", "Running")});
   Json assumed = Pod("assumed");  // bound by the loop, not in the cache yet
   snapshot.Assume(assumed, "n2");
-  auto objects = BuildClusterObjects(
-      snapshot, {Pod("bound", "n1", "Running"), assumed, Pod("waiting"), Pod("done", "n1", "Succeeded")},
-      {Json{{"kind", "PodGroup"}}}, {Json{{"kind", "Queue"}}}, {});
+  auto shared = [](std::vector<Json> list) {
+    std::vector<kube::ObjectPtr> out;
+    for (Json& o : list) out.push_back(std::make_shared<const Json>(std::move(o)));
+    return out;
+  };
+  const std::vector<kube::ObjectPtr> pods = shared(
+      {Pod("bound", "n1", "Running"), assumed, Pod("waiting"), Pod("done", "n1", "Succeeded")});
+  SessionInput in = BuildSessionInput(snapshot, pods, shared({Json{{"kind", "PodGroup"}}}),
+                                      shared({Json{{"kind", "Queue"}}}), {});
+  const core::scheduling::ClusterObjectRefs& objects = in.refs;
   ASSERT_EQ(objects.nodes.size(), 2u);
-  EXPECT_EQ(objects.nodes[0]["metadata"]["name"], "n1");
+  EXPECT_EQ((*objects.nodes[0])["metadata"]["name"], "n1");
   ASSERT_EQ(objects.pods.size(), 4u);
-  EXPECT_EQ(objects.pods[1]["spec"]["nodeName"], "n2");     // assumed: placed
-  EXPECT_FALSE(objects.pods[2]["spec"].contains("nodeName"));  // really pending
-  EXPECT_EQ(objects.pods[3]["status"]["phase"], "Succeeded");   // finished pods count too
+  EXPECT_EQ(objects.pods[0], pods[0].get());                     // the cache's own object
+  EXPECT_EQ((*objects.pods[1])["spec"]["nodeName"], "n2");       // assumed: placed, on a copy
+  EXPECT_FALSE((*pods[1])["spec"].contains("nodeName"));         // the cache is untouched
+  EXPECT_FALSE((*objects.pods[2])["spec"].contains("nodeName"));  // really pending
+  EXPECT_EQ((*objects.pods[3])["status"]["phase"], "Succeeded");   // finished pods count too
   EXPECT_EQ(objects.pod_groups.size(), 1u);
   EXPECT_EQ(objects.queues.size(), 1u);
+
+  // Moving the input keeps its refs valid.
+  SessionInput moved = std::move(in);
+  EXPECT_EQ((*moved.refs.pods[1])["spec"]["nodeName"], "n2");
 }
 
 PodGroupOutcome Outcome(const std::string& phase, const std::string& stamp) {

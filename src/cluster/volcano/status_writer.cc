@@ -87,11 +87,10 @@ void VolcanoStatusWriter::Apply(const core::scheduling::SessionResult& result) {
     // Forget evictions of pods that are gone; never evict the same pod twice.
     if (!evicted_.empty() && caches_.pods) {
       std::set<std::string> existing;
-      auto pods = caches_.pods->List(runtime::PodsGvr(), "", {});
-      if (pods.ok()) {
-        for (const Json& p : *pods) existing.insert(Str(p, {"metadata", "uid"}));
-        std::erase_if(evicted_, [&](const std::string& uid) { return !existing.count(uid); });
+      for (const kube::ObjectPtr& p : caches_.pods->ListShared()) {
+        existing.insert(Str(*p, {"metadata", "uid"}));
       }
+      std::erase_if(evicted_, [&](const std::string& uid) { return !existing.count(uid); });
     }
     for (const auto& e : result.evictions) {
       if (!evicted_.insert(e.pod.uid).second) continue;

@@ -90,7 +90,7 @@ void VolcanoScheduler::Stop() {
 }
 
 runtime::SchedulingDecision VolcanoScheduler::Schedule(const runtime::ClusterSnapshot& snapshot,
-                                                       const std::vector<Json>& pending) {
+                                                       const std::vector<kube::ObjectPtr>& pending) {
   runtime::SchedulingDecision decision;
   decision.retry_after = options_.schedule_period;
   if (!informers_ || !context_.pods) return decision;
@@ -104,13 +104,10 @@ runtime::SchedulingDecision VolcanoScheduler::Schedule(const runtime::ClusterSna
   last_session_ = now;
   using Steady = std::chrono::steady_clock;
   const Steady::time_point started = Steady::now();
-  auto list = [](const kube::ObjectStore& store) {
-    auto items = store.List(store.gvr(), "", {});
-    return items.ok() ? std::move(items).value() : std::vector<Json>{};
-  };
-  core::scheduling::ClusterObjects objects = BuildClusterObjects(
-      snapshot, list(*context_.pods), list(informers_->Store(PodGroupsGvr())),
-      list(informers_->Store(QueuesGvr())), list(informers_->Store(PriorityClassesGvr())));
+  const SessionInput input = BuildSessionInput(
+      snapshot, context_.pods->ListShared(), informers_->Store(PodGroupsGvr()).ListShared(),
+      informers_->Store(QueuesGvr()).ListShared(),
+      informers_->Store(PriorityClassesGvr()).ListShared());
   const Steady::time_point built = Steady::now();
 
   core::scheduling::SessionOptions session{
@@ -122,7 +119,7 @@ runtime::SchedulingDecision VolcanoScheduler::Schedule(const runtime::ClusterSna
       .session_id = "session-" + std::to_string(++sessions_),
       .record_log = false};
   StatusOr<core::scheduling::SessionResult> result =
-      core::scheduling::RunSession(options_.config, objects, session);
+      core::scheduling::RunSession(options_.config, input.refs, session);
   const Steady::time_point decided = Steady::now();
   auto account = [&](size_t binds) {
     auto seconds = [](Steady::duration d) { return std::chrono::duration<double>(d).count(); };
@@ -149,11 +146,11 @@ runtime::SchedulingDecision VolcanoScheduler::Schedule(const runtime::ClusterSna
   // Bind only pods the loop offered as pending (never one it has just bound or is deleting).
   // A gang's bindings are one binding group: the loop POSTs them in order, gangs at once.
   std::map<std::string, std::string> offered;  // uid -> "ns/group" ("" without a group)
-  for (const Json& pod : pending) {
+  for (const kube::ObjectPtr& pod : pending) {
     const std::string group =
-        Str(pod, {"metadata", "annotations", core::scheduling::kGroupNameAnnotation});
-    offered.emplace(Str(pod, {"metadata", "uid"}),
-                    group.empty() ? "" : Str(pod, {"metadata", "namespace"}) + "/" + group);
+        Str(*pod, {"metadata", "annotations", core::scheduling::kGroupNameAnnotation});
+    offered.emplace(Str(*pod, {"metadata", "uid"}),
+                    group.empty() ? "" : Str(*pod, {"metadata", "namespace"}) + "/" + group);
   }
   for (const core::scheduling::Bind& b : result->binds) {
     auto it = offered.find(b.pod.uid);

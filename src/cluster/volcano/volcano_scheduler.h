@@ -76,7 +76,7 @@ class VolcanoScheduler final : public runtime::Scheduler {
   Status Start(const runtime::SchedulerContext& context) override;
   void Stop() override;
   runtime::SchedulingDecision Schedule(const runtime::ClusterSnapshot& snapshot,
-                                       const std::vector<Json>& pending) override;
+                                       const std::vector<kube::ObjectPtr>& pending) override;
   bool RunsWithoutPending() const override { return true; }
   // Until a period after the last session.
   Duration NextCycleIn(TimePoint now) const override;

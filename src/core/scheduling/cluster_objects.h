@@ -20,7 +20,11 @@
 //                 deserved/reclaimable/priority/parent, status.state
 //   PriorityClass metadata.name, value, globalDefault
 //
-// Thread-safety: a value type.
+// ClusterObjectRefs is the same input without copies: pointers to objects the caller keeps alive
+// and unchanged for the call (the local cluster hands the session its informer caches' shared
+// objects). RefsOf views a ClusterObjects.
+//
+// Thread-safety: value types.
 #pragma once
 
 #include <vector>
@@ -39,5 +43,24 @@ struct ClusterObjects {
   std::vector<Json> queues;
   std::vector<Json> priority_classes;
 };
+
+struct ClusterObjectRefs {
+  std::vector<const Json*> nodes;
+  std::vector<const Json*> pods;
+  std::vector<const Json*> pod_groups;
+  std::vector<const Json*> queues;
+  std::vector<const Json*> priority_classes;
+};
+
+inline ClusterObjectRefs RefsOf(const ClusterObjects& objects) {
+  auto refs = [](const std::vector<Json>& list) {
+    std::vector<const Json*> out;
+    out.reserve(list.size());
+    for (const Json& o : list) out.push_back(&o);
+    return out;
+  };
+  return {refs(objects.nodes), refs(objects.pods), refs(objects.pod_groups), refs(objects.queues),
+          refs(objects.priority_classes)};
+}
 
 }  // namespace trimtab::core::scheduling

@@ -49,6 +49,11 @@ StatusOr<std::vector<std::unique_ptr<Action>>> CreateActions(const SchedulerConf
 
 StatusOr<SessionResult> RunSession(const SchedulerConfig& config, const ClusterObjects& objects,
                                    const SessionOptions& options) {
+  return RunSession(config, RefsOf(objects), options);
+}
+
+StatusOr<SessionResult> RunSession(const SchedulerConfig& config, const ClusterObjectRefs& objects,
+                                   const SessionOptions& options) {
   TRIMTAB_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Plugin>> plugins, CreatePlugins(config));
   TRIMTAB_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Action>> actions, CreateActions(config));
   TRIMTAB_ASSIGN_OR_RETURN(Snapshot snapshot, BuildSnapshot(objects, options));

@@ -51,5 +51,8 @@ struct SessionOptions {
 
 StatusOr<SessionResult> RunSession(const SchedulerConfig& config, const ClusterObjects& objects,
                                    const SessionOptions& options);
+// The same over objects held elsewhere (see ClusterObjectRefs).
+StatusOr<SessionResult> RunSession(const SchedulerConfig& config, const ClusterObjectRefs& objects,
+                                   const SessionOptions& options);
 
 }  // namespace trimtab::core::scheduling

@@ -38,9 +38,9 @@ int Snapshot::FindQueue(std::string_view name) const {
 
 namespace {
 
-Status ReadPriorityClasses(const std::vector<Json>& list, PriorityClasses* out) {
+Status ReadPriorityClasses(const std::vector<const Json*>& list, PriorityClasses* out) {
   for (size_t i = 0; i < list.size(); ++i) {
-    const Json& pc = list[i];
+    const Json& pc = *list[i];
     const std::string name = StringOr(Field(pc, "metadata"), "name", "");
     const std::string path = ObjectLabel("priorityClasses", i, "", name);
     if (name.empty()) return InvalidArgumentError(path + ": metadata.name: Required value");
@@ -58,19 +58,19 @@ Status ReadPriorityClasses(const std::vector<Json>& list, PriorityClasses* out) 
   return Status::Ok();
 }
 
-Status ReadNodes(const std::vector<Json>& list, Snapshot* snap) {
+Status ReadNodes(const std::vector<const Json*>& list, Snapshot* snap) {
   std::vector<const Json*> ready;
   std::vector<std::string> names;
   for (size_t i = 0; i < list.size(); ++i) {
-    const std::string name = StringOr(Field(list[i], "metadata"), "name", "");
+    const std::string name = StringOr(Field(*list[i], "metadata"), "name", "");
     if (name.empty()) {
       return InvalidArgumentError(ObjectLabel("nodes", i, "", "") + ": metadata.name: Required value");
     }
-    if (!NodeIsReady(list[i])) {
+    if (!NodeIsReady(*list[i])) {
       snap->skipped.push_back({"Node", "", name, "Ready condition is not True"});
       continue;
     }
-    ready.push_back(&list[i]);
+    ready.push_back(list[i]);
   }
   std::vector<size_t> order(ready.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -98,14 +98,14 @@ Status ReadNodes(const std::vector<Json>& list, Snapshot* snap) {
   return Status::Ok();
 }
 
-Status ReadQueues(const std::vector<Json>& list, Snapshot* snap) {
+Status ReadQueues(const std::vector<const Json*>& list, Snapshot* snap) {
   std::map<std::string, const Json*> by_name;
   for (size_t i = 0; i < list.size(); ++i) {
-    const std::string name = StringOr(Field(list[i], "metadata"), "name", "");
+    const std::string name = StringOr(Field(*list[i], "metadata"), "name", "");
     if (name.empty()) {
       return InvalidArgumentError(ObjectLabel("queues", i, "", "") + ": metadata.name: Required value");
     }
-    if (!by_name.emplace(name, &list[i]).second) {
+    if (!by_name.emplace(name, list[i]).second) {
       return InvalidArgumentError(ObjectLabel("queues", i, "", name) + ": duplicate queue name");
     }
   }
@@ -177,6 +177,10 @@ Status ReadQueues(const std::vector<Json>& list, Snapshot* snap) {
 }  // namespace
 
 StatusOr<Snapshot> BuildSnapshot(const ClusterObjects& objects, const SessionOptions& options) {
+  return BuildSnapshot(RefsOf(objects), options);
+}
+
+StatusOr<Snapshot> BuildSnapshot(const ClusterObjectRefs& objects, const SessionOptions& options) {
   Snapshot snap;
   PriorityClasses classes;
   TRIMTAB_RETURN_IF_ERROR(ReadPriorityClasses(objects.priority_classes, &classes));
@@ -192,11 +196,11 @@ StatusOr<Snapshot> BuildSnapshot(const ClusterObjects& objects, const SessionOpt
 
 namespace snapshot_internal {
 
-Status ReadPodGroups(const std::vector<Json>& list, const SessionOptions& options,
+Status ReadPodGroups(const std::vector<const Json*>& list, const SessionOptions& options,
                      const PriorityClasses& classes, Snapshot* snap) {
   std::map<std::pair<std::string, std::string>, size_t> by_key;
   for (size_t i = 0; i < list.size(); ++i) {
-    const Json& meta = Field(list[i], "metadata");
+    const Json& meta = Field(*list[i], "metadata");
     const std::string name = StringOr(meta, "name", "");
     const std::string ns = StringOr(meta, "namespace", "default");
     if (name.empty()) {
@@ -207,7 +211,7 @@ Status ReadPodGroups(const std::vector<Json>& list, const SessionOptions& option
     }
   }
   for (const auto& [key, index] : by_key) {
-    const Json& pg = list[index];
+    const Json& pg = *list[index];
     const auto& [ns, name] = key;
     const std::string path = ObjectLabel("podGroups", index, ns, name);
     const Json& meta = Field(pg, "metadata");

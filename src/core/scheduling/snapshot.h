@@ -62,6 +62,7 @@ struct Snapshot {
 };
 
 StatusOr<Snapshot> BuildSnapshot(const ClusterObjects& objects, const SessionOptions& options);
+StatusOr<Snapshot> BuildSnapshot(const ClusterObjectRefs& objects, const SessionOptions& options);
 
 // Parses an RFC 3339 timestamp into unix seconds; "" -> 0. Errors name `path`.
 StatusOr<int64_t> ParseTimestamp(const Json& value, const std::string& path);

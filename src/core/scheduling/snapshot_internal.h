@@ -45,9 +45,9 @@ bool NodeIsReady(const Json& node);
 std::string ObjectLabel(const std::string& list, size_t i, const std::string& ns,
                         const std::string& name);
 
-Status ReadPodGroups(const std::vector<Json>& list, const SessionOptions& options,
+Status ReadPodGroups(const std::vector<const Json*>& list, const SessionOptions& options,
                      const PriorityClasses& classes, Snapshot* snap);
-Status ReadPods(const std::vector<Json>& list, const SessionOptions& options,
+Status ReadPods(const std::vector<const Json*>& list, const SessionOptions& options,
                 const PriorityClasses& classes, Snapshot* snap);
 
 }  // namespace trimtab::core::scheduling::snapshot_internal

@@ -31,11 +31,11 @@ bool Ours(const std::string& scheduler, const SessionOptions& options) {
 
 }  // namespace
 
-Status ReadPods(const std::vector<Json>& list, const SessionOptions& options,
+Status ReadPods(const std::vector<const Json*>& list, const SessionOptions& options,
                 const PriorityClasses& classes, Snapshot* snap) {
   std::map<std::pair<std::string, std::string>, size_t> by_key;
   for (size_t i = 0; i < list.size(); ++i) {
-    const Json& meta = Field(list[i], "metadata");
+    const Json& meta = Field(*list[i], "metadata");
     const std::string name = StringOr(meta, "name", "");
     const std::string ns = StringOr(meta, "namespace", "default");
     if (name.empty()) {
@@ -60,7 +60,7 @@ Status ReadPods(const std::vector<Json>& list, const SessionOptions& options,
   };
   std::vector<Pending> session_tasks, foreign;
   for (const auto& [key, index] : by_key) {
-    const Json& pod = list[index];
+    const Json& pod = *list[index];
     const auto& [ns, name] = key;
     const std::string label = ObjectLabel("pods", index, ns, name);
     const Json& meta = Field(pod, "metadata");
