@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cluster/runtime/object_util.h"
+#include "cluster/runtime/owned_pods.h"
 #include "cluster/runtime/resources.h"
 #include "cluster/runtime/rollout_math.h"
 #include "common/label_selector.h"
@@ -211,7 +212,7 @@ DeploymentController::DeploymentController(const kube::KubeClient* client, Infor
     auto ref = ControllerRef(pod);
     if (!ref || ref->value("kind", "") != "ReplicaSet") return;
     auto rs = informers_->Store(ReplicaSetsGvr())
-                  .GetByKey(Str(pod, {"metadata", "namespace"}) + "/" + ref->value("name", ""));
+                  .GetShared(Str(pod, {"metadata", "namespace"}) + "/" + ref->value("name", ""));
     if (rs) EnqueueOwnerOf(*rs);
   }});
 }
@@ -224,12 +225,11 @@ void DeploymentController::EnqueueOwnerOf(const Json& rs) {
     return;
   }
   // An orphan: any Deployment selecting it may adopt it.
-  auto deployments = informers_->Store(DeploymentsGvr()).List(DeploymentsGvr(), ns, {});
-  if (!deployments.ok()) return;
-  for (const Json& d : *deployments) {
-    auto selector = LabelSelector::FromJson(At(d, {"spec", "selector"}));
-    if (selector.ok() && !selector->Empty() && selector->Matches(kube::ObjectLabels(rs))) {
-      controller_.Enqueue(kube::ObjectKey(d));
+  const LabelMap labels = kube::ObjectLabels(rs);
+  for (const kube::ObjectPtr& d : informers_->Store(DeploymentsGvr()).ListShared(ns)) {
+    auto selector = LabelSelector::FromJson(At(*d, {"spec", "selector"}));
+    if (selector.ok() && !selector->Empty() && selector->Matches(labels)) {
+      controller_.Enqueue(kube::ObjectKey(*d));
     }
   }
 }
@@ -240,14 +240,14 @@ std::vector<Json> DeploymentController::ClaimReplicaSets(const Json& d) {
   if (!selector.ok()) return owned;
   const std::string ns = Str(d, {"metadata", "namespace"});
   const std::string uid = Str(d, {"metadata", "uid"});
-  auto sets = informers_->Store(ReplicaSetsGvr()).List(ReplicaSetsGvr(), ns, {});
-  if (!sets.ok()) return owned;
-  for (Json& rs : *sets) {
+  for (const kube::ObjectPtr& candidate :
+       ClaimCandidates(informers_->Store(ReplicaSetsGvr()), ns, uid, *selector)) {
+    const Json& rs = *candidate;
     auto ref = ControllerRef(rs);
     bool matches = selector->Matches(kube::ObjectLabels(rs));
     if (ref && ref->value("uid", "") == uid) {
       if (matches) {
-        owned.push_back(std::move(rs));
+        owned.push_back(rs);
         continue;
       }
       client_->Patch(ReplicaSetsGvr(), ns, Str(rs, {"metadata", "name"}), kube::PatchType::kJson,
@@ -563,13 +563,16 @@ Result DeploymentController::RolloutRecreate(const Json& original, Json& d, Sets
   // Wait until no pod of an old ReplicaSet is left (terminating ones count).
   bool old_running = SumStatus(sets.old, "replicas") > 0;
   if (!old_running) {
-    std::set<std::string> old_uids;
-    for (const Json& rs : sets.old) old_uids.insert(Str(rs, {"metadata", "uid"}));
-    auto pods = informers_->Store(PodsGvr()).List(PodsGvr(), Str(d, {"metadata", "namespace"}), {});
-    if (pods.ok()) {
-      for (const Json& p : *pods) {
-        auto ref = ControllerRef(p);
-        if (ref && old_uids.count(ref->value("uid", "")) && !IsPodTerminal(p)) old_running = true;
+    const std::string ns = Str(d, {"metadata", "namespace"});
+    for (const Json& rs : sets.old) {
+      const std::string uid = Str(rs, {"metadata", "uid"});
+      if (uid.empty()) continue;
+      for (const kube::ObjectPtr& p : informers_->Store(PodsGvr()).ListOwnedBy(uid)) {
+        auto ref = ControllerRef(*p);
+        if (ref && ref->value("uid", "") == uid && Str(*p, {"metadata", "namespace"}) == ns &&
+            !IsPodTerminal(*p)) {
+          old_running = true;
+        }
       }
     }
   }

@@ -47,6 +47,40 @@ std::optional<int64_t> ResolvePort(const Json& pod, const Json& service_port) {
   return std::nullopt;
 }
 
+// Whether every key=value of the Service's spec.selector (non-empty) is a label of the pod, as
+// ServiceSelector(svc)->Matches would say, without building the selector.
+bool SelectsPod(const Json& svc, const Json& pod) {
+  const Json& sel = At(svc, {"spec", "selector"});
+  if (!sel.is_object() || sel.empty()) return false;
+  const Json& labels = At(pod, {"metadata", "labels"});
+  if (!labels.is_object()) return false;
+  for (const auto& [k, v] : sel.items()) {
+    const auto it = labels.find(k);
+    if (it == labels.end() || !it->is_string()) return false;
+    if (v.is_string() ? *it != v : it->get_ref<const std::string&>() != v.dump()) return false;
+  }
+  return true;
+}
+
+// The EndpointSlices this controller manages for Service `name` (labels service-name and
+// managed-by), from the label index.
+std::vector<kube::ObjectPtr> ManagedSlices(InformerSet* informers, const std::string& ns,
+                                           const std::string& name) {
+  auto selector = LabelSelector::FromSet({{std::string(kServiceNameLabel), name},
+                                          {std::string(kManagedByLabel), std::string(kSliceControllerName)}});
+  if (!selector.ok()) {  // a Service name is always a valid label value; scan if not
+    std::vector<kube::ObjectPtr> out;
+    for (kube::ObjectPtr& s : informers->Store(EndpointSlicesGvr()).ListShared(ns)) {
+      if (Str(*s, {"metadata", "labels", std::string(kServiceNameLabel)}) == name &&
+          Str(*s, {"metadata", "labels", std::string(kManagedByLabel)}) == kSliceControllerName) {
+        out.push_back(std::move(s));
+      }
+    }
+    return out;
+  }
+  return informers->Store(EndpointSlicesGvr()).ListShared(ns, {.labels = *selector});
+}
+
 struct PodEndpoint {
   Json pod;
   bool ready = false;
@@ -148,13 +182,8 @@ void EndpointsController::RememberCreated(const std::string& ns, const std::stri
 
 void EndpointsController::EnqueueServicesOf(const Json& pod) {
   const std::string ns = Str(pod, {"metadata", "namespace"});
-  auto services = informers_->Store(ServicesGvr()).List(ServicesGvr(), ns, {});
-  if (!services.ok()) return;
-  for (const Json& svc : *services) {
-    auto selector = ServiceSelector(svc);
-    if (selector && selector->Matches(kube::ObjectLabels(pod))) {
-      controller_.Enqueue(kube::ObjectKey(svc));
-    }
+  for (const kube::ObjectPtr& svc : informers_->Store(ServicesGvr()).ListShared(ns)) {
+    if (SelectsPod(*svc, pod)) controller_.Enqueue(kube::ObjectKey(*svc));
   }
 }
 
@@ -171,10 +200,9 @@ Result EndpointsController::Sync(const std::string& key) {
   const Json& svc_ports = At(*svc, {"spec", "ports"});
 
   std::vector<PodEndpoint> endpoints;
-  auto pods = informers_->Store(PodsGvr()).List(PodsGvr(), ns, {});
-  if (!pods.ok()) return Result::Retry(pods.status().ToString());
-  for (const Json& pod : *pods) {
-    if (!selector->Matches(kube::ObjectLabels(pod))) continue;
+  for (const kube::ObjectPtr& selected :
+       informers_->Store(PodsGvr()).ListShared(ns, {.labels = *selector})) {
+    const Json& pod = *selected;
     if (Str(pod, {"status", "podIP"}).empty() || IsPodTerminal(pod)) continue;
     PodEndpoint e;
     e.pod = pod;
@@ -286,15 +314,9 @@ Status EndpointsController::SyncEndpoints(const Json& svc, const Json& subsets) 
 Status EndpointsController::SyncSlices(const Json& svc, const Json& desired) {
   const std::string ns = Str(svc, {"metadata", "namespace"});
   const std::string name = Str(svc, {"metadata", "name"});
-  auto existing = informers_->Store(EndpointSlicesGvr()).List(EndpointSlicesGvr(), ns, {});
-  if (!existing.ok()) return existing.status();
   std::vector<Json> mine;
-  for (const Json& s : *existing) {
-    if (Str(s, {"metadata", "labels", std::string(kServiceNameLabel)}) == name &&
-        Str(s, {"metadata", "labels", std::string(kManagedByLabel)}) == kSliceControllerName &&
-        !IsDeleting(s)) {
-      mine.push_back(s);
-    }
+  for (const kube::ObjectPtr& s : ManagedSlices(informers_, ns, name)) {
+    if (!IsDeleting(*s)) mine.push_back(*s);
   }
   std::vector<bool> used(mine.size(), false);
   for (const Json& want : desired) {
@@ -349,14 +371,8 @@ Status EndpointsController::DeleteAll(const std::string& ns, const std::string& 
     Status s = client_->Delete(EndpointsGvr(), ns, name);
     if (!s.ok() && s.code() != StatusCode::kNotFound) return s;
   }
-  auto slices = informers_->Store(EndpointSlicesGvr()).List(EndpointSlicesGvr(), ns, {});
-  if (!slices.ok()) return slices.status();
-  for (const Json& s : *slices) {
-    if (Str(s, {"metadata", "labels", std::string(kServiceNameLabel)}) != name ||
-        Str(s, {"metadata", "labels", std::string(kManagedByLabel)}) != kSliceControllerName) {
-      continue;
-    }
-    Status d = client_->Delete(EndpointSlicesGvr(), ns, Str(s, {"metadata", "name"}));
+  for (const kube::ObjectPtr& s : ManagedSlices(informers_, ns, name)) {
+    Status d = client_->Delete(EndpointSlicesGvr(), ns, Str(*s, {"metadata", "name"}));
     if (!d.ok() && d.code() != StatusCode::kNotFound) return d;
   }
   return Status::Ok();

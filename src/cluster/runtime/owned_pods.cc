@@ -1,5 +1,7 @@
 #include "cluster/runtime/owned_pods.h"
 
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 #include "cluster/runtime/object_util.h"
@@ -10,13 +12,33 @@ namespace trimtab::cluster::runtime {
 std::vector<Json> PodsControlledBy(InformerSet* informers, const Json& owner) {
   std::vector<Json> out;
   const std::string uid = Str(owner, {"metadata", "uid"});
-  auto pods = informers->Store(PodsGvr()).List(PodsGvr(), Str(owner, {"metadata", "namespace"}),
-                                               {});
-  if (!pods.ok()) return out;
-  for (Json& pod : *pods) {
-    auto ref = ControllerRef(pod);
-    if (ref && ref->value("uid", "") == uid) out.push_back(std::move(pod));
+  if (uid.empty()) return out;
+  const std::string ns = Str(owner, {"metadata", "namespace"});
+  for (const kube::ObjectPtr& pod : informers->Store(PodsGvr()).ListOwnedBy(uid)) {
+    if (Str(*pod, {"metadata", "namespace"}) != ns) continue;
+    auto ref = ControllerRef(*pod);
+    if (ref && ref->value("uid", "") == uid) out.push_back(*pod);
   }
+  return out;
+}
+
+std::vector<kube::ObjectPtr> ClaimCandidates(const kube::ObjectStore& store, std::string_view ns,
+                                             std::string_view owner_uid,
+                                             const LabelSelector& selector) {
+  std::map<std::string, kube::ObjectPtr> by_key;
+  if (!owner_uid.empty()) {
+    for (kube::ObjectPtr& o : store.ListOwnedBy(owner_uid)) {
+      if (Str(*o, {"metadata", "namespace"}) == ns) by_key.emplace(kube::ObjectKey(*o), std::move(o));
+    }
+  }
+  if (!selector.Empty() && !selector.IsNothing()) {
+    for (kube::ObjectPtr& o : store.ListShared(ns, {.labels = selector})) {
+      by_key.emplace(kube::ObjectKey(*o), std::move(o));
+    }
+  }
+  std::vector<kube::ObjectPtr> out;
+  out.reserve(by_key.size());
+  for (auto& [key, o] : by_key) out.push_back(std::move(o));
   return out;
 }
 

@@ -13,11 +13,23 @@
 #include "cluster/runtime/controller.h"
 #include "cluster/runtime/informer_set.h"
 #include "common/json.h"
+#include "common/label_selector.h"
 
 namespace trimtab::cluster::runtime {
 
-// The pods in `owner`'s namespace whose controller reference carries its uid.
+// The pods in `owner`'s namespace whose controller reference carries its uid (from the pod
+// cache's owner index).
 std::vector<Json> PodsControlledBy(InformerSet* informers, const Json& owner);
+
+// What a controller's claim (ClaimPods, ClaimReplicaSets) has to look at in `ns`: the objects
+// with an ownerReference to `owner_uid` (to keep or release) and the ones `selector` matches (to
+// adopt), each once, sorted by key; no selector match when `selector` is empty or Nothing. From
+// the cache's owner and label indexes, shared (no copies), instead of every object of the
+// namespace: the same result as filtering the namespace, since any other object is neither the
+// owner's nor matched.
+std::vector<kube::ObjectPtr> ClaimCandidates(const kube::ObjectStore& store, std::string_view ns,
+                                             std::string_view owner_uid,
+                                             const LabelSelector& selector);
 
 // "ns/name" of the controller of `object` when that controller is of `kind`.
 std::optional<std::string> ControllerKeyOfKind(const Json& object, std::string_view kind);

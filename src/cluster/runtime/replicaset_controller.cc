@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cluster/runtime/object_util.h"
+#include "cluster/runtime/owned_pods.h"
 #include "cluster/runtime/resources.h"
 #include "common/label_selector.h"
 
@@ -108,12 +109,11 @@ ReplicaSetController::ReplicaSetController(const kube::KubeClient* client, Infor
 
 void ReplicaSetController::EnqueueMatching(const Json& pod) {
   const std::string ns = Str(pod, {"metadata", "namespace"});
-  auto sets = informers_->Store(ReplicaSetsGvr()).List(ReplicaSetsGvr(), ns, {});
-  if (!sets.ok()) return;
-  for (const Json& rs : *sets) {
-    auto selector = LabelSelector::FromJson(At(rs, {"spec", "selector"}));
-    if (selector.ok() && !selector->Empty() && selector->Matches(kube::ObjectLabels(pod))) {
-      controller_.Enqueue(kube::ObjectKey(rs));
+  const LabelMap labels = kube::ObjectLabels(pod);
+  for (const kube::ObjectPtr& rs : informers_->Store(ReplicaSetsGvr()).ListShared(ns)) {
+    auto selector = LabelSelector::FromJson(At(*rs, {"spec", "selector"}));
+    if (selector.ok() && !selector->Empty() && selector->Matches(labels)) {
+      controller_.Enqueue(kube::ObjectKey(*rs));
     }
   }
 }
@@ -154,16 +154,16 @@ std::vector<Json> ReplicaSetController::ClaimPods(const Json& rs) {
   auto selector = LabelSelector::FromJson(At(rs, {"spec", "selector"}));
   if (!selector.ok()) return owned;
   const std::string ns = Str(rs, {"metadata", "namespace"});
-  auto pods = informers_->Store(PodsGvr()).List(PodsGvr(), ns, {});
-  if (!pods.ok()) return owned;
   const std::string uid = Str(rs, {"metadata", "uid"});
   const bool may_adopt = !IsDeleting(rs) && !selector->Empty();
-  for (Json& pod : *pods) {
+  for (const kube::ObjectPtr& candidate :
+       ClaimCandidates(informers_->Store(PodsGvr()), ns, uid, *selector)) {
+    const Json& pod = *candidate;
     auto ref = ControllerRef(pod);
     bool matches = !selector->Empty() && selector->Matches(kube::ObjectLabels(pod));
     if (ref && ref->value("uid", "") == uid) {
       if (matches || IsDeleting(pod)) {
-        owned.push_back(std::move(pod));
+        owned.push_back(pod);
         continue;
       }
       // Release: the pod's labels no longer match.
