@@ -11,14 +11,6 @@
 namespace trimtab::cluster {
 namespace {
 
-struct Node {
-  const ResourceType& type;  // in the pass's `types` map (one copy per kind, not per object)
-  Json object;
-  std::string uid;
-  std::string ns;
-  std::string name;
-};
-
 // Cheap pre-filter on raw bytes: deletions and objects being deleted or owned.
 bool Interesting(const StoreEvent& e) {
   if (e.type == StoreEvent::Type::kDelete) return true;
@@ -52,24 +44,56 @@ bool GarbageCollector::Pass() {
     spdlog::warn("garbage collector: list failed: {}", all.status().ToString());
     return true;
   }
-  // Snapshot: every object by uid, and dependents by owner uid.
+  struct Node {
+    const ResourceType& type;  // in the pass's `types` map (one copy per kind, not per object)
+    const Facts& facts;        // in cache_
+    std::string ns;
+    std::string name;
+  };
+  // Snapshot: every object by uid, and dependents by owner uid. Only objects written since the
+  // last pass are decoded; the others' facts come from cache_.
   std::map<std::string, std::optional<ResourceType>> types;  // "group/plural" -> type
   std::map<std::string, Node> by_uid;
   std::multimap<std::string, std::string> dependents;  // owner uid -> dependent uid
-  for (const auto& kv : all->items) {
+  std::unordered_map<std::string, Cached> seen;
+  seen.reserve(all->items.size());
+  for (auto& kv : all->items) {
     auto parsed = ParseObjectKey(kv.key);
     if (!parsed) continue;
     std::string gr = parsed->group + "/" + parsed->plural;
     auto it = types.find(gr);
     if (it == types.end()) it = types.emplace(gr, objects_->TypeForKey(kv.key)).first;
     if (!it->second) continue;
-    auto object = objects_->Decode(kv, *it->second);
-    if (!object) continue;
-    std::string uid = MetaString(*object, "uid");
-    if (uid.empty()) continue;
-    for (const auto& ref : OwnerRefs(*object)) dependents.emplace(ref["uid"].get<std::string>(), uid);
-    by_uid.emplace(uid, Node{*it->second, std::move(*object), uid, parsed->ns, parsed->name});
+    Cached cached;
+    if (auto hit = cache_.find(kv.key); hit != cache_.end() &&
+                                        hit->second.mod_revision == kv.mod_revision) {
+      cached = std::move(hit->second);
+    } else {
+      cached.mod_revision = kv.mod_revision;
+      if (auto object = objects_->Decode(kv, *it->second)) {
+        Facts facts;
+        facts.uid = MetaString(*object, "uid");
+        if (!facts.uid.empty()) {
+          for (const Json& ref : OwnerRefs(*object)) {
+            const auto block = ref.find("blockOwnerDeletion");
+            facts.owners.emplace_back(ref["uid"].get<std::string>(),
+                                      block != ref.end() && block->is_boolean() &&
+                                          block->get<bool>());
+          }
+          facts.deleting = IsDeleting(*object);
+          facts.orphan = HasFinalizer(*object, kOrphanFinalizer);
+          facts.foreground = HasFinalizer(*object, kForegroundFinalizer);
+          cached.facts = std::move(facts);
+        }
+      }
+    }
+    auto [entry, inserted] = seen.emplace(std::move(kv.key), std::move(cached));
+    if (!inserted || !entry->second.facts) continue;
+    const Facts& facts = *entry->second.facts;
+    for (const auto& [owner, block] : facts.owners) dependents.emplace(owner, facts.uid);
+    by_uid.emplace(facts.uid, Node{*it->second, facts, parsed->ns, parsed->name});
   }
+  cache_.swap(seen);  // objects gone since the last pass leave the cache
 
   bool waiting = false;
   DeleteOptions background{.propagation = "Background"};
@@ -101,15 +125,14 @@ bool GarbageCollector::Pass() {
 
   for (const auto& [uid, node] : by_uid) {
     // 1. Dependents with dangling owner references.
-    auto refs = OwnerRefs(node.object);
+    const auto& refs = node.facts.owners;
     if (!refs.empty()) {
       std::set<std::string> gone;
-      for (const auto& ref : refs) {
-        std::string owner = ref["uid"].get<std::string>();
+      for (const auto& [owner, block] : refs) {
         if (!by_uid.count(owner)) gone.insert(owner);
       }
       if (gone.size() == refs.size()) {
-        if (!IsDeleting(node.object)) {
+        if (!node.facts.deleting) {
           auto r = objects_->Delete(node.type, node.ns, node.name, background);
           if (!r.ok() && r.error().code != 404) {
             spdlog::warn("garbage collector: deleting {} failed: {}", node.name, r.error().message);
@@ -120,10 +143,10 @@ bool GarbageCollector::Pass() {
         remove_refs(node, gone);
       }
     }
-    if (!IsDeleting(node.object)) continue;
+    if (!node.facts.deleting) continue;
     // 2. Owners being deleted in the foreground or orphaning their dependents.
     auto [begin, end] = dependents.equal_range(uid);
-    if (HasFinalizer(node.object, kOrphanFinalizer)) {
+    if (node.facts.orphan) {
       for (auto it = begin; it != end; ++it) {
         auto dep = by_uid.find(it->second);
         if (dep != by_uid.end()) remove_refs(dep->second, {uid});
@@ -139,15 +162,15 @@ bool GarbageCollector::Pass() {
       if (!r.ok() && r.error().code != 404) waiting = true;
       continue;
     }
-    if (HasFinalizer(node.object, kForegroundFinalizer)) {
+    if (node.facts.foreground) {
       bool blocked = false;
       for (auto it = begin; it != end; ++it) {
         auto dep = by_uid.find(it->second);
         if (dep == by_uid.end()) continue;
-        for (const auto& ref : OwnerRefs(dep->second.object)) {
-          if (ref["uid"] == uid && ref.value("blockOwnerDeletion", false)) blocked = true;
+        for (const auto& [owner, block] : dep->second.facts.owners) {
+          if (owner == uid && block) blocked = true;
         }
-        if (!IsDeleting(dep->second.object)) {
+        if (!dep->second.facts.deleting) {
           const bool has_dependents = dependents.count(it->second) > 0;
           auto r = objects_->Delete(dep->second.type, dep->second.ns, dep->second.name,
                                     has_dependents ? foreground : background);
