@@ -35,6 +35,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -332,6 +333,33 @@ class BoundCounter {
   Steady::time_point first_bound_, all_bound_, all_running_;
 };
 
+// Mutating requests the API server answered, by "VERB resource[/subresource]", from its own
+// /metrics (apiserver_request_total, every response code).
+std::map<std::string, int64_t> MutatingRequests(const std::string& url) {
+  trimtab::http::TestHttpClient client(url);
+  const auto r = client.Get("/metrics");
+  std::map<std::string, int64_t> out;
+  std::stringstream in(r.body);
+  std::string line;
+  auto label = [](const std::string& l, const std::string& name) {
+    const std::string key = name + "=\"";
+    const size_t at = l.find(key);
+    if (at == std::string::npos) return std::string();
+    const size_t end = l.find('"', at + key.size());
+    return l.substr(at + key.size(), end - at - key.size());
+  };
+  while (std::getline(in, line)) {
+    if (line.rfind("apiserver_request_total{", 0) != 0) continue;
+    const std::string verb = label(line, "verb");
+    if (verb != "POST" && verb != "PUT" && verb != "PATCH" && verb != "DELETE") continue;
+    std::string what = verb + " " + label(line, "resource");
+    const std::string sub = label(line, "subresource");
+    if (!sub.empty()) what += "/" + sub;
+    out[what] += std::atoll(line.substr(line.rfind(' ') + 1).c_str());
+  }
+  return out;
+}
+
 struct EndToEnd {
   bool complete = false;
   size_t bound = 0;
@@ -342,6 +370,7 @@ struct EndToEnd {
   int64_t errors = 0;
   volcano::VolcanoSessionStats stats;
   std::vector<Json> nodes;
+  std::map<std::string, int64_t> writes;  // mutating requests until every pod was bound
 };
 
 EndToEnd RunEndToEnd(int pods, const Flags& flags) {
@@ -380,6 +409,7 @@ EndToEnd RunEndToEnd(int pods, const Flags& flags) {
   Creation c = CreateGangs(server->url(), pods, flags.clients);
   out.complete = counter.WaitAllBound(std::chrono::seconds(flags.timeout_seconds));
   const volcano::VolcanoSessionStats after = scheduler->stats();
+  out.writes = MutatingRequests(server->url());
   out.errors = c.errors;
   if (c.errors)
     std::fprintf(stderr, "end to end: %lld create errors, first: %s\n",
@@ -483,6 +513,17 @@ int main(int argc, char** argv) {
         static_cast<long long>(e2e.stats.sessions), e2e.stats.build_seconds,
         e2e.stats.session_seconds, e2e.stats.max_cycle_seconds, engine,
         e2e_rate / raw.pods_per_second, e2e_rate / engine);
+    std::string writes;
+    int64_t total = 0;
+    for (const auto& [what, n] : e2e.writes) {
+      total += n;
+      char item[128];
+      std::snprintf(item, sizeof item, "%s%s %.2f", writes.empty() ? "" : ", ", what.c_str(),
+                    static_cast<double>(n) / pods);
+      writes += item;
+    }
+    std::printf("        writes per pod until all bound: %.2f (%s)\n",
+                static_cast<double>(total) / pods, writes.c_str());
     if (!e2e.complete) {
       all_complete = false;
       std::printf("        not all bound within %d s: %zu of %d\n", flags.timeout_seconds,
