@@ -63,6 +63,15 @@ class WatchHub::Session {
     Json event = {{"type", std::string(type)}, {"object", req.table ? payload : object}};
     return event.dump() + "\n";
   }
+  // What Encode gives for a plain watcher, from the object's dump: the same bytes (keys in
+  // sorted order, "object" before "type").
+  static std::string EncodeDumped(std::string_view type, const std::string& object_dump) {
+    std::string out;
+    out.reserve(object_dump.size() + type.size() + 24);
+    out.append("{\"object\":").append(object_dump).append(",\"type\":\"").append(type).append(
+        "\"}\n");
+    return out;
+  }
 
   std::string Bookmark(int64_t revision, bool initial_events_end) const {
     Json meta = {{"resourceVersion", std::to_string(revision)}};
@@ -238,6 +247,7 @@ void WatchHub::Dispatch(const std::shared_ptr<Session>& session,
     decoded_ = objects_->Decode(kv, type);
     decoded_revision_ = kv.mod_revision;
     decoded_key_ = kv.key;
+    decoded_dump_.clear();
   }
   session->last_revision = std::max(session->last_revision, kv.mod_revision);
   if (!decoded_) return;
@@ -275,6 +285,11 @@ void WatchHub::Dispatch(const std::shared_ptr<Session>& session,
     }
   }
   if (event_type.empty()) return;
+  if (!req.table && object == &*decoded_) {
+    if (decoded_dump_.empty()) decoded_dump_ = decoded_->dump();
+    session->Send(Session::EncodeDumped(event_type, decoded_dump_));
+    return;
+  }
   session->Send(session->Encode(event_type, *object));
 }
 

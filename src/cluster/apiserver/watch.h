@@ -87,6 +87,9 @@ class WatchHub {
   int64_t decoded_revision_ = -1;
   std::string decoded_key_;
   std::optional<Json> decoded_;
+  // decoded_->dump(), made by the first watcher that needs it: every plain (non-Table) watcher
+  // of the event sends the same object text. Empty until then.
+  std::string decoded_dump_;
   std::chrono::steady_clock::time_point next_bookmark_;
   std::thread thread_;
 };
