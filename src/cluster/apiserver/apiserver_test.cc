@@ -235,6 +235,16 @@ TEST_F(ApiServerTest, ListsWithSelectorsAndPages) {
   EXPECT_EQ(web.body["items"][0]["metadata"]["name"], "cm1");
   Reply set = Get(std::string(kCms) + "?labelSelector=idx+in+(0,4),app!=web");
   EXPECT_EQ(set.body["items"].size(), 2u);
+  // The list skips objects whose stored text lacks a required "key":"value"; text that has it
+  // outside the labels is still matched on the decoded labels, and prefixed keys work.
+  Json decoy = ConfigMap("decoy", {{"app", "db"}, {"example.com/tier", "front"}});
+  decoy["data"] = {{"note", "\"app\":\"web\""}, {"app", "web"}};
+  ASSERT_EQ(Post(kCms, decoy).status, 201);
+  EXPECT_EQ(Get(std::string(kCms) + "?labelSelector=app%3Dweb").body["items"].size(), 2u);
+  Reply tier = Get(std::string(kCms) + "?labelSelector=example.com%2Ftier%3Dfront,app%3D%3Ddb");
+  ASSERT_EQ(tier.body["items"].size(), 1u);
+  EXPECT_EQ(tier.body["items"][0]["metadata"]["name"], "decoy");
+  ASSERT_EQ(Delete(std::string(kCms) + "/decoy").status, 200);
   Reply by_name = Get(std::string(kCms) + "?fieldSelector=metadata.name%3Dcm3");
   ASSERT_EQ(by_name.body["items"].size(), 1u);
   EXPECT_EQ(by_name.body["items"][0]["metadata"]["name"], "cm3");
