@@ -28,6 +28,7 @@ import http.client
 import json
 import os
 import re
+import ssl
 import subprocess
 import sys
 import threading
@@ -61,24 +62,40 @@ DEPLOYMENT = {
 
 
 class Api:
-    """Plain HTTP to the local API server (no auth on loopback)."""
+    """Keep-alive connections to the local API server, one per thread: HTTPS with the cluster's
+    CA and the administrator's bearer token from the kubeconfig (trimtab local requires both),
+    plain HTTP for an http:// server."""
 
-    def __init__(self, server):
+    def __init__(self, server, ca=None, token=None):
+        self.https = server.startswith("https://")
         self.host, self.port = server.split("//", 1)[1].rsplit(":", 1)
+        self.ctx = ssl.create_default_context(cadata=ca) if (self.https and ca) else None
+        self.token = token
         self.local = threading.local()
 
     def conn(self):
         c = getattr(self.local, "c", None)
         if c is None:
-            c = self.local.c = http.client.HTTPConnection(self.host, int(self.port), timeout=60)
+            if self.https:
+                c = http.client.HTTPSConnection(self.host, int(self.port), timeout=60,
+                                                context=self.ctx)
+            else:
+                c = http.client.HTTPConnection(self.host, int(self.port), timeout=60)
+            self.local.c = c
         return c
+
+    def headers(self, ctype=None):
+        h = {"Authorization": "Bearer " + self.token} if self.token else {}
+        if ctype:
+            h["Content-Type"] = ctype
+        return h
 
     def call(self, method, path, body=None, ctype="application/json"):
         for attempt in range(3):
             try:
                 c = self.conn()
                 c.request(method, path, body=json.dumps(body) if body is not None else None,
-                          headers={"Content-Type": ctype} if body is not None else {})
+                          headers=self.headers(ctype if body is not None else None))
                 r = c.getresponse()
                 data = r.read()
                 return r.status, data
@@ -89,8 +106,13 @@ class Api:
         return 0, b""
 
 
-def metrics(url):
-    with urllib.request.urlopen(url, timeout=30) as r:
+def metrics(url, api=None):
+    """The text at `url`; through `api` (its TLS context and token) for the API server's."""
+    if api is None:
+        with urllib.request.urlopen(url, timeout=30) as r:
+            return r.read().decode()
+    req = urllib.request.Request(url, headers=api.headers())
+    with urllib.request.urlopen(req, timeout=30, context=api.ctx) as r:
         return r.read().decode()
 
 
@@ -175,8 +197,8 @@ class Sampler:
             self.stop.wait(0.5)
 
 
-def window(api_metrics_url, op_metrics_url, op_pid, seconds, writer=None):
-    a0, o0, cpu0 = metrics(api_metrics_url), metrics(op_metrics_url), proc_cpu(op_pid)
+def window(api, api_metrics_url, op_metrics_url, op_pid, seconds, writer=None):
+    a0, o0, cpu0 = metrics(api_metrics_url, api), metrics(op_metrics_url), proc_cpu(op_pid)
     rss = Sampler(op_pid)
     t0 = time.monotonic()
     if writer:
@@ -185,7 +207,7 @@ def window(api_metrics_url, op_metrics_url, op_pid, seconds, writer=None):
     if writer:
         writer.halt()
     elapsed = time.monotonic() - t0
-    a1, o1, cpu1 = metrics(api_metrics_url), metrics(op_metrics_url), proc_cpu(op_pid)
+    a1, o1, cpu1 = metrics(api_metrics_url, api), metrics(op_metrics_url), proc_cpu(op_pid)
     rss.stop.set()
     rec = delta(histogram(o1, "flink_k8soperator_JOSDK_Reconciliation_TimeSeconds",
                           lambda l: True),
@@ -294,7 +316,7 @@ def main():
         "--node-pods", "200", "--service-cidr", "127.11.0.0/16", "--pod-cidr", "127.21.0.0/16"])
     result = {"deployments": args.deployments, "nodes": nodes}
     with cluster:
-        api = Api(cluster.server)
+        api = Api(cluster.server, cluster.ca, cluster.token)
         config = os.path.join(cluster.tmp, "operator.yaml")
         with open(config, "w") as f:
             f.write(OPERATOR_CONFIG)
@@ -386,9 +408,9 @@ def main():
             print("create: %s" % json.dumps(result["create"]), flush=True)
             time.sleep(10)  # let the first wave of observations settle
 
-            result["steady"] = window(api_metrics, op_metrics, op.pid, args.steady)
+            result["steady"] = window(api, api_metrics, op_metrics, op.pid, args.steady)
             print("steady: %s" % json.dumps(result["steady"]), flush=True)
-            result["load"] = window(api_metrics, op_metrics, op.pid, args.steady,
+            result["load"] = window(api, api_metrics, op_metrics, op.pid, args.steady,
                                     Writer(api, args.write_rate, names))
             print("load: %s" % json.dumps(result["load"]), flush=True)
         finally:
