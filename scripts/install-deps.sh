@@ -16,6 +16,8 @@ packages=(
   python3 python3-kubernetes python3-yaml
   prometheus  # a real Prometheus for the custom-metric source's integration test
   chromium chromium-driver python3-selenium  # the dashboard's end-to-end test (headless)
+  libpqxx-dev  # the standalone autoscaler's PostgreSQL state store (trimtab autoscale)
+  postgresql  # a real PostgreSQL server the state store's tests start (initdb, pg_ctl)
 )
 
 missing=()

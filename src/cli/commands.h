@@ -39,6 +39,8 @@ void RegisterEvalCommand(CLI::App& app, int* exit_code);
 void RegisterLocalCommand(CLI::App& app, int* exit_code);
 // `operator`: the Flink Kubernetes operator against any API server (src/operator).
 void RegisterOperatorCommand(CLI::App& app, int* exit_code);
+// `autoscale`: the standalone autoscaler for Flink jobs no operator manages (src/standalone).
+void RegisterAutoscaleCommand(CLI::App& app, int* exit_code);
 // `eval flink`, registered by RegisterEvalCommand under `eval`.
 void RegisterEvalFlinkCommand(CLI::App& eval, int* exit_code);
 // `eval hpa`, registered by RegisterEvalCommand under `eval`.

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   trimtab::cli::RegisterLocalCommand(app, &exit_code);
   trimtab::cli::RegisterOperatorCommand(app, &exit_code);
+  trimtab::cli::RegisterAutoscaleCommand(app, &exit_code);
   trimtab::cli::RegisterEvalCommand(app, &exit_code);
   trimtab::cli::RegisterSimulateCommand(app, &exit_code);
   trimtab::cli::RegisterScenarioCommand(app, &exit_code);

@@ -264,6 +264,21 @@ StatusOr<AsyncOperation> FlinkRestClient::DisposalStatus(const std::string& trig
   return ParseAsync(doc, "GET " + path);
 }
 
+StatusOr<std::map<std::string, std::string>> FlinkRestClient::JobConfiguration(
+    const std::string& job_id) const {
+  const std::string path = "/jobs/" + job_id + "/jobmanager/config";
+  TRIMTAB_ASSIGN_OR_RETURN(Json doc, Call("GET", path));
+  std::map<std::string, std::string> out;
+  if (!doc.is_array()) return InternalError("GET " + path + ": expected an array of entries");
+  for (const Json& entry : doc) {
+    if (!entry.is_object() || !entry.contains("key") || !entry["key"].is_string()) continue;
+    const Json& value = entry.value("value", Json());
+    out[entry["key"].get<std::string>()] =
+        value.is_string() ? value.get<std::string>() : (value.is_null() ? "" : value.dump());
+  }
+  return out;
+}
+
 StatusOr<ResourceRequirements> FlinkRestClient::GetResourceRequirements(
     const std::string& job_id) const {
   const std::string path = "/jobs/" + job_id + "/resource-requirements";

@@ -3,7 +3,7 @@
 //
 //   jobs        GET /jobs/overview, GET /jobs/:id, GET /jobs/:id/exceptions,
 //               GET /jobs/:id/execution-result, PATCH /jobs/:id?mode=cancel
-//   cluster     GET /config
+//   cluster     GET /config, GET /jobs/:id/jobmanager/config
 //   snapshots   GET /jobs/:id/checkpoints, POST /jobs/:id/savepoints (+ GET .../:trigger),
 //               POST /jobs/:id/checkpoints (+ GET .../:trigger), POST /jobs/:id/stop (polled on
 //               the savepoints status URL), POST /savepoint-disposal (+ GET .../:trigger)
@@ -144,6 +144,8 @@ class FlinkRestClient {
   StatusOr<ExecutionResult> GetExecutionResult(const std::string& job_id) const;
   Status Cancel(const std::string& job_id) const;
   StatusOr<ClusterConfig> Config() const;
+  // The job's effective Flink configuration as its JobManager reports it (key -> value).
+  StatusOr<std::map<std::string, std::string>> JobConfiguration(const std::string& job_id) const;
 
   StatusOr<CheckpointStats> Checkpoints(const std::string& job_id) const;
   StatusOr<std::string> TriggerSavepoint(const std::string& job_id, const SavepointRequest& r) const;

@@ -2,8 +2,6 @@
 
 #include <sqlite3.h>
 
-#include <nlohmann/json.hpp>
-#include <spdlog/spdlog.h>
 
 namespace trimtab::adapters {
 namespace {
@@ -45,7 +43,6 @@ StatusOr<std::unique_ptr<SqliteStateStore>> SqliteStateStore::Create(
   }
   std::unique_ptr<SqliteStateStore> store(new SqliteStateStore(std::move(options), db));
   sqlite3_busy_timeout(db, 5000);
-  std::lock_guard<std::mutex> lock(store->mu_);
   TRIMTAB_RETURN_IF_ERROR(store->Exec(
       "CREATE TABLE IF NOT EXISTS trimtab_autoscaler_state ("
       " job_key TEXT NOT NULL, state_type TEXT NOT NULL, state_value TEXT NOT NULL,"
@@ -72,9 +69,8 @@ Status SqliteStateStore::Exec(const std::string& sql) {
   return Status::Ok();
 }
 
-StatusOr<SqliteStateStore::View*> SqliteStateStore::ViewOf(const std::string& job_key) {
-  auto it = views_.find(job_key);
-  if (it != views_.end()) return &it->second;
+StatusOr<std::vector<WriteBackStateStore::Row>> SqliteStateStore::LoadRows(
+    const std::string& job_key) {
   Statement stmt;
   if (sqlite3_prepare_v2(db_,
                          "SELECT state_type, state_value FROM trimtab_autoscaler_state "
@@ -83,65 +79,17 @@ StatusOr<SqliteStateStore::View*> SqliteStateStore::ViewOf(const std::string& jo
     return Error("load " + job_key);
   }
   sqlite3_bind_text(stmt.get(), 1, job_key.c_str(), -1, SQLITE_TRANSIENT);
-  View view;
+  std::vector<Row> rows;
   int rc;
   while ((rc = sqlite3_step(stmt.get())) == SQLITE_ROW) {
-    std::string type_name = Column(stmt.get(), 0);
-    std::string value = Column(stmt.get(), 1);
-    std::optional<core::StateType> type = core::ParseStateType(type_name);
-    if (!type || !Json::accept(value)) {
-      spdlog::warn("sqlite state store {}: discarding undecodable state {}/{}", options_.path,
-                   job_key, type_name);
-      view.dirty = true;  // the next flush rewrites the job without it
-      continue;
-    }
-    view.documents[*type] = std::move(value);
+    rows.push_back({Column(stmt.get(), 0), Column(stmt.get(), 1)});
   }
   if (rc != SQLITE_DONE) return Error("load " + job_key);
-  return &views_.emplace(job_key, std::move(view)).first->second;
+  return rows;
 }
 
-Status SqliteStateStore::Put(const std::string& job_key, core::StateType type,
-                             const Json& value) {
-  std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
-  std::lock_guard<std::mutex> lock(mu_);
-  TRIMTAB_ASSIGN_OR_RETURN(View * view, ViewOf(job_key));
-  view->documents[type] = std::move(text);
-  view->dirty = true;
-  return Status::Ok();
-}
-
-Status SqliteStateStore::Get(const std::string& job_key, core::StateType type, Json* out) {
-  std::lock_guard<std::mutex> lock(mu_);
-  TRIMTAB_ASSIGN_OR_RETURN(View * view, ViewOf(job_key));
-  auto it = view->documents.find(type);
-  if (it == view->documents.end()) {
-    return NotFoundError("state " + job_key + "/" + std::string(core::StateTypeName(type)) +
-                         ": not found");
-  }
-  *out = Json::parse(it->second);
-  return Status::Ok();
-}
-
-Status SqliteStateStore::Remove(const std::string& job_key, core::StateType type) {
-  std::lock_guard<std::mutex> lock(mu_);
-  TRIMTAB_ASSIGN_OR_RETURN(View * view, ViewOf(job_key));
-  if (view->documents.erase(type) > 0) view->dirty = true;
-  return Status::Ok();
-}
-
-Status SqliteStateStore::ClearAll(const std::string& job_key) {
-  std::lock_guard<std::mutex> lock(mu_);
-  TRIMTAB_ASSIGN_OR_RETURN(View * view, ViewOf(job_key));
-  view->documents.clear();
-  view->dirty = true;
-  return Status::Ok();
-}
-
-Status SqliteStateStore::Flush(const std::string& job_key) {
-  std::lock_guard<std::mutex> lock(mu_);
-  TRIMTAB_ASSIGN_OR_RETURN(View * view, ViewOf(job_key));
-  if (!view->dirty) return Status::Ok();
+Status SqliteStateStore::ReplaceRows(const std::string& job_key,
+                                     const std::map<core::StateType, std::string>& documents) {
   const Clock* clock = options_.clock ? options_.clock : RealClock::Default();
   const int64_t now = ToUnixMillis(clock->Now());
   TRIMTAB_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
@@ -166,7 +114,7 @@ Status SqliteStateStore::Flush(const std::string& job_key) {
                          -1, ins.out(), nullptr) != SQLITE_OK) {
     return fail("flush " + job_key);
   }
-  for (const auto& [type, value] : view->documents) {
+  for (const auto& [type, value] : documents) {
     sqlite3_reset(ins.get());
     std::string type_name(core::StateTypeName(type));
     sqlite3_bind_text(ins.get(), 1, job_key.c_str(), -1, SQLITE_TRANSIENT);
@@ -175,13 +123,10 @@ Status SqliteStateStore::Flush(const std::string& job_key) {
     sqlite3_bind_int64(ins.get(), 4, now);
     if (sqlite3_step(ins.get()) != SQLITE_DONE) return fail("flush " + job_key);
   }
-  TRIMTAB_RETURN_IF_ERROR(Exec("COMMIT"));
-  view->dirty = false;
-  return Status::Ok();
+  return Exec("COMMIT");
 }
 
-StatusOr<std::vector<std::string>> SqliteStateStore::ListJobKeys() {
-  std::lock_guard<std::mutex> lock(mu_);
+StatusOr<std::vector<std::string>> SqliteStateStore::LoadJobKeys() {
   Statement stmt;
   if (sqlite3_prepare_v2(db_,
                          "SELECT DISTINCT job_key FROM trimtab_autoscaler_state ORDER BY job_key",
