@@ -1,5 +1,7 @@
 #include "core/scaling_types_json.h"
 
+#include "core/source_partitions.h"
+
 #include <cmath>
 #include <limits>
 
@@ -149,6 +151,22 @@ StatusOr<JobTopology> JobTopologyFromJson(const Json& j, const std::string& path
     TRIMTAB_RETURN_IF_ERROR(vr.OptionalInt("partitions", &partitions));
     TRIMTAB_RETURN_IF_ERROR(vr.OptionalBool("finished", &v.finished));
     TRIMTAB_RETURN_IF_ERROR(vr.OptionalString("slotSharingGroup", &v.slot_sharing_group));
+    // A source's metric names as GET /jobs/:jid/vertices/:vid/metrics lists them: the partitions
+    // are counted from them as the operator's collector counts them, unless `partitions` is given.
+    if (const Json* names = vr.Get("sourceMetricNames")) {
+      const std::string npath = vr.FieldPath("sourceMetricNames");
+      if (!names->is_array()) return InvalidArgumentError(npath + ": expected an array of strings");
+      std::vector<std::string> list;
+      for (size_t k = 0; k < names->size(); ++k) {
+        if (!(*names)[k].is_string()) {
+          return InvalidArgumentError(JoinPath(npath, k) + ": expected a string");
+        }
+        list.push_back((*names)[k].get<std::string>());
+      }
+      if (!partitions) {
+        if (const int counted = CountSourcePartitions(list); counted > 0) partitions = counted;
+      }
+    }
     TRIMTAB_RETURN_IF_ERROR(vr.NoUnknownFields());
     if (v.id.empty()) return InvalidArgumentError(vpath + ".id: must not be empty");
     if (t.Find(v.id)) return InvalidArgumentError(vpath + ".id: duplicate vertex \"" + v.id + "\"");

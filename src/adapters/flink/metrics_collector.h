@@ -70,6 +70,7 @@
 #include "adapters/http/client.h"
 #include "common/clock.h"
 #include "common/status.h"
+#include "core/source_partitions.h"
 #include "core/flink/custom_metrics.h"
 #include "core/flink/metric_window.h"
 #include "core/scaling_types.h"
@@ -166,10 +167,9 @@ class FlinkMetricsCollector {
   std::map<std::string, NameCache> names_;  // guarded by mu_; key: rest url + job id
 };
 
-// The number of distinct source partitions named by Kafka currentOffset gauges
-// (…KafkaSourceReader[.kafkaCluster.<c>].topic.<t>.partition.<n>.currentOffset) or Pulsar
-// consumer metrics (…PulsarConsumer.<topic>-partition-<n>.….numMsgsReceived) in `names`.
-int CountSourcePartitions(const std::vector<std::string>& names);
+// The number of distinct source partitions named by a source's metrics: core's, shared with
+// `trimtab eval flink` (core/source_partitions.h).
+using core::CountSourcePartitions;
 
 // A metric value as the REST API writes it: a JSON number, or a string ("12.5", "NaN",
 // "Infinity", "-Infinity"). Anything else is nullopt.

@@ -4,11 +4,41 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/chain/event_handler.h"
 #include "core/chain/scaling_realizer.h"
 #include "core/flink/autoscaler.h"
 #include "core/flink/autoscaler_json.h"
 
 namespace trimtab::core::flink {
+namespace {
+
+// An invalid job.autoscaler.* configuration does not fail the run: as the operator (and
+// upstream) do, nothing is decided, a Warning AutoscalerError event says why, the state stays as
+// it was and the stored overrides stay in force.
+Json ConfigurationErrorDocument(const Status& error, const AutoscalerState& state,
+                                const ParallelismOverrides& user) {
+  const std::string message =
+      "invalid autoscaler configuration: " + std::string(error.message());
+  Json events = Json::array(
+      {{{"type", "Warning"}, {"reason", kReasonAutoscalerError}, {"message", message}}});
+  Json realized = Json::object();
+  for (const auto& [id, p] : MergeParallelismOverrides(user, state.parallelism_overrides, {})) {
+    realized[id] = p;
+  }
+  return {{"outcome", "ConfigurationError"},
+          {"error", message},
+          {"vertices", Json::object()},
+          {"globalMetrics", Json::object()},
+          {"scalingSummaries", Json::object()},
+          {"decisionLog",
+           {{"outcome", "ConfigurationError"}, {"stages", Json::object()}, {"events", events}}},
+          {"state", ToJson(state)},
+          {"excludedVertices", Json::array()},
+          {"processingBacklog", false},
+          {"realizedParallelismOverrides", realized}};
+}
+
+}  // namespace
 
 StatusOr<Json> EvaluateFlinkDocument(const Json& document) {
   TRIMTAB_ASSIGN_OR_RETURN(AutoscalerInput input, AutoscalerInputFromJson(document, "input"));
@@ -29,7 +59,9 @@ StatusOr<Json> EvaluateFlinkDocument(const Json& document) {
       user[it.key()] = static_cast<int>(it.value().get<int64_t>());
     }
   }
-  TRIMTAB_ASSIGN_OR_RETURN(std::shared_ptr<const AutoscalerOptions> options, OptionsOf(input));
+  StatusOr<std::shared_ptr<const AutoscalerOptions>> parsed = OptionsOf(input);
+  if (!parsed.ok()) return ConfigurationErrorDocument(parsed.status(), state, user);
+  const std::shared_ptr<const AutoscalerOptions>& options = *parsed;
   TRIMTAB_ASSIGN_OR_RETURN(AutoscalerResult result, RunAutoscalerCycle(input, std::move(state)));
   Json out = ToJson(result);
   // Vertices the autoscaler leaves alone: vertex.exclude.ids and finished vertices.

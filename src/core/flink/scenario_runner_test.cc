@@ -21,8 +21,13 @@
 //       reasons?: {vertex: text one of its reasons must contain}
 //       log?: [texts some stage note must contain]
 //       events?: [event reasons, in order]
+//       configOverrides?: {key: value} memory tuning's overrides of this cycle (exactly these;
+//                         {} = none)
+//       configRemovals?: [keys] memory tuning's removals of this cycle (exactly these)
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -205,6 +210,14 @@ void RunScenario(const std::string& file) {
       std::vector<std::string> reasons;
       for (const AutoscalerEvent& e : r->log.events) reasons.push_back(e.reason);
       EXPECT_EQ(reasons, expect["events"].get<std::vector<std::string>>());
+    }
+    if (expect.contains("configOverrides")) {
+      EXPECT_EQ(r->config_overrides.overrides,
+                (expect["configOverrides"].get<std::map<std::string, std::string>>()));
+    }
+    if (expect.contains("configRemovals")) {
+      EXPECT_EQ(r->config_overrides.removals,
+                (expect["configRemovals"].get<std::set<std::string>>()));
     }
     // The state survives its JSON codec unchanged (as it would through a ConfigMap).
     auto round_trip = AutoscalerStateFromJson(ToJson(r->state), "state");
