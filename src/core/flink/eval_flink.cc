@@ -38,6 +38,31 @@ Json ConfigurationErrorDocument(const Status& error, const AutoscalerState& stat
           {"realizedParallelismOverrides", realized}};
 }
 
+// The bounds the algorithm keeps each vertex's parallelism in (vertex_scaler.h): lower =
+// min(current, vertex.min-parallelism), upper = min(max(current, vertex.max-parallelism), the
+// vertex's max parallelism), and what a new parallelism is aligned to: the source's partitions,
+// the key groups of a vertex with a HASH input, or nothing (alignment does not apply).
+Json VertexLimits(const VertexInfo& v, const JobTopology& topology, const AutoscalerOptions& o) {
+  bool hash = false;
+  for (const Edge& e : topology.edges) hash = hash || (e.to == v.id && e.ship_strategy == "HASH");
+  const int partitions = v.num_partitions.value_or(0);
+  Json limits = {
+      {"lower", std::min(v.parallelism, o.vertex_min_parallelism)},
+      {"upper", std::min(std::max(v.parallelism, o.vertex_max_parallelism), v.max_parallelism)},
+      {"maxParallelism", v.max_parallelism}};
+  if (partitions > 0) limits["partitions"] = partitions;
+  if (o.alignment_mode == AlignmentMode::kOff) {
+    limits["alignedTo"] = nullptr;
+  } else if (partitions > 0) {
+    limits["alignedTo"] = "partitions";
+  } else if (hash) {
+    limits["alignedTo"] = "keyGroups";
+  } else {
+    limits["alignedTo"] = nullptr;
+  }
+  return limits;
+}
+
 }  // namespace
 
 StatusOr<Json> EvaluateFlinkDocument(const Json& document) {
@@ -70,6 +95,12 @@ StatusOr<Json> EvaluateFlinkDocument(const Json& document) {
     if (options->vertex_exclude_ids.count(v.id) || v.finished) excluded.push_back(v.id);
   }
   out["excludedVertices"] = excluded;
+  // Each vertex's explicit bounds and alignment target.
+  for (const VertexInfo& v : input.topology.vertices) {
+    if (out["vertices"].contains(v.id)) {
+      out["vertices"][v.id]["limits"] = VertexLimits(v, input.topology, *options);
+    }
+  }
   out["processingBacklog"] = result.processing_backlog;
   // What the realizer writes into pipeline.jobvertex-parallelism-overrides (upstream
   // realizeParallelismOverrides): the autoscaler's overrides over the user's, except for excluded

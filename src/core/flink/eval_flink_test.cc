@@ -213,6 +213,10 @@ TEST(EvalFlinkTest, SourcePartitionsAreCountedFromMetricNames) {
   // The proposal 5 is aligned to the partitions (BALANCED): 7, where without partitions a
   // source is not aligned and stays at 5.
   EXPECT_EQ((*out)["vertices"]["source"]["finalParallelism"], 7);
+  EXPECT_EQ((*out)["vertices"]["source"]["limits"],
+            (Json{{"lower", 1}, {"upper", 128}, {"maxParallelism", 128}, {"partitions", 7},
+                  {"alignedTo", "partitions"}}));
+  EXPECT_EQ((*out)["vertices"]["sink"]["limits"]["alignedTo"], nullptr);
   source.erase("sourceMetricNames");
   EXPECT_EQ((*EvaluateFlinkDocument(doc))["vertices"]["source"]["finalParallelism"], 5);
   source["sourceMetricNames"] = "x";
