@@ -92,7 +92,9 @@ def main():
     cluster = LocalCluster(args.trimtab, extra_args=RANGES + ["--no-operator"])
     with cluster:
         flink = FlinkRestProxies()
-        api = FaultProxy(cluster.server.split("//", 1)[1])
+        # trimtab local serves HTTPS only: the proxy listens on plain HTTP and reaches the API
+        # server over TLS with the cluster's CA (the operator sends the same bearer token).
+        api = FaultProxy(cluster.server.split("//", 1)[1], ca=cluster.ca)
         api.rewrite = flink.rewrite_service
         kubeconfig = os.path.join(cluster.tmp, "proxied-kubeconfig")
         with open(cluster.kubeconfig) as f:
@@ -271,6 +273,11 @@ def main():
                   "change made meanwhile is carried out after it",
                   api_fault("timeout", True, delay=FAULT_SECONDS + 4,
                             methods={"GET", "PUT", "PATCH"}))
+        except Exception:
+            # A failure before the checks (the first deployment never running) still shows why.
+            print("---- trimtab operator log (tail) ----")
+            print("\n".join(read_log(log_path).splitlines()[-60:]))
+            raise
         finally:
             op.terminate()
             try:

@@ -2,7 +2,7 @@
 operator and the Kubernetes API server, and between the operator and every Flink cluster's REST
 API, and answers with faults on demand.
 
-    api = FaultProxy(upstream="127.0.0.1:6443")          # the API server
+    api = FaultProxy(upstream="127.0.0.1:6443", ca=pem)  # the API server (TLS with its CA)
     flink = FlinkRestProxies()                           # one listener per Flink REST Service
     api.rewrite = flink.rewrite_service                  # Services of "<name>-rest" point at it
     api.set("conflict", methods={"PUT", "PATCH"})        # 409 on every status write
@@ -24,6 +24,10 @@ Faults (set(mode, **params); every mode counts the requests it answered):
                 replaced by `value` (impossible numbers: 10^12 ms busy per second)
 `methods` (a set of HTTP verbs) limits a fault to those verbs; other requests pass.
 
+The proxy itself listens on plain HTTP; with `ca` (a PEM) it reaches its upstream over HTTPS,
+verified against that CA (the API server of `trimtab local` serves TLS only), so the client in
+front of it needs no certificate and the faults are written in plain HTTP.
+
 The operator reaches a Flink cluster at the clusterIP of its "<name>-rest" Service (read from
 the API server): the API server proxy rewrites that address to a loopback address of its own
 where a FlinkRestProxies listener forwards to the real one.
@@ -36,6 +40,7 @@ import http.server
 import json
 import socket
 import socketserver
+import ssl
 import struct
 import threading
 import time
@@ -49,8 +54,9 @@ class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
 class FaultProxy:
     """One listener forwarding to `upstream` ("host:port")."""
 
-    def __init__(self, upstream, listen=("127.0.0.1", 0), kind="api"):
+    def __init__(self, upstream, listen=("127.0.0.1", 0), kind="api", ca=None):
         self.upstream = upstream
+        self.tls = ssl.create_default_context(cadata=ca) if ca else None
         self.kind = kind
         self.mode = "pass"
         self.params = {}
@@ -152,7 +158,10 @@ class FaultProxy:
 
     def _forward(self, h, body, mode, params):
         host, port = self.upstream.rsplit(":", 1)
-        conn = http.client.HTTPConnection(host, int(port), timeout=300)
+        if self.tls is not None:
+            conn = http.client.HTTPSConnection(host, int(port), timeout=300, context=self.tls)
+        else:
+            conn = http.client.HTTPConnection(host, int(port), timeout=300)
         headers = {k: v for k, v in h.headers.items()
                    if k.lower() not in ("host", "connection", "accept-encoding")}
         try:
