@@ -76,7 +76,7 @@ class FlinkClusterTest : public ::testing::Test {
     o.cluster.settings = settings;
     o.cluster.topics = topics_;
     o.cluster.fs = fs_;
-    o.cluster.ha = ha_;
+    o.cluster.ha = ha_override_ ? ha_override_ : std::shared_ptr<HaStore>(ha_);
     o.cluster.reader = reader;
     o.cluster.seed = 42;
     o.cluster.auto_task_managers = auto_task_managers_;
@@ -100,6 +100,8 @@ class FlinkClusterTest : public ::testing::Test {
   std::filesystem::path root_;
   std::shared_ptr<SimFileSystem> fs_;
   std::shared_ptr<InMemoryHaStore> ha_;
+  // When set, clusters started by Start() use this HA store instead of ha_ (fault injection).
+  std::shared_ptr<HaStore> ha_override_;
   // false: TaskManagers come and go only through RegisterTaskManager / UnregisterTaskManager.
   bool auto_task_managers_ = true;
   static inline int counter_ = 0;

@@ -8,6 +8,7 @@ StatusOr<std::unique_ptr<FlinkCluster>> FlinkCluster::Create(FlinkClusterOptions
   Clock* clock = options.clock ? options.clock : RealClock::Default();
   std::unique_ptr<FlinkCluster> cluster(new FlinkCluster(clock));
   cluster->ha_ = options.cluster.ha;
+  cluster->fs_ = options.cluster.fs;
   TRIMTAB_ASSIGN_OR_RETURN(cluster->state_, ClusterState::Create(std::move(options.cluster), clock->Now()));
   {
     std::lock_guard<std::mutex> lock(cluster->mu_);
@@ -71,6 +72,11 @@ void FlinkCluster::FlushHa() {
       spdlog::warn("flink cluster: HA update for job {} failed, will retry: {}", ha_pending_.front().job_id,
                    s.ToString());
       return;
+    }
+    // Only now may the checkpoints the stored one subsumes go (a kill before this line leaves
+    // their directories behind, never HA metadata naming a deleted checkpoint).
+    if (fs_) {
+      for (const std::string& path : ha_pending_.front().discard_after_stored) fs_->RemoveAll(path).IgnoreError();
     }
     ha_pending_.pop_front();
   }

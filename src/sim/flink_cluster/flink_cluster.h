@@ -1,7 +1,8 @@
 // FlinkCluster: a simulated Flink cluster (one JobManager, its TaskManagers and jobs) driven by
 // a Clock. It wraps ClusterState with a lock, advances it to the clock's now before every use
 // (so a ManualClock test sees exactly the instants it sets), optionally from a background
-// thread too, and flushes HA updates to the HaStore outside the lock, in order.
+// thread too, and flushes HA updates to the HaStore outside the lock, in order. A checkpoint
+// subsumed by a newer one is deleted only after the HA update naming the newer one is stored.
 //
 // Usage (no Kubernetes: TaskManagers appear on demand):
 //   ManualClock clock(FromUnixMillis(1'700'000'000'000));
@@ -84,6 +85,7 @@ class FlinkCluster {
 
   Clock* clock_;
   std::shared_ptr<HaStore> ha_;
+  std::shared_ptr<SimFileSystem> fs_;  // removes subsumed checkpoints once HA names the newer one
   mutable std::mutex mu_;
   std::unique_ptr<ClusterState> state_;  // guarded by mu_
   mutable std::mutex ha_mu_;             // serializes flushes; guards ha_pending_

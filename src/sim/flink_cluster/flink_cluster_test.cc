@@ -2,6 +2,8 @@
 // restore and the offset ledger, last-state via HA, rescaling, restarts, cancel.
 #include "sim/flink_cluster/flink_cluster.h"
 
+#include <atomic>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -165,6 +167,43 @@ TEST_F(ClusterStateMachineTest, StopWithSavepointThenRestoreLosesAndRepeatsNothi
   EXPECT_EQ(kinds.size(), 2u);  // checkpoints and the terminating savepoint
 }
 
+// A job restored from an intermediate savepoint (one that commits nothing, Flink >= 1.15) after
+// the job that took it died before its next checkpoint: the records up to the savepoint were
+// read by the old job and are the restored job's state; restoring commits them (Flink commits a
+// restored snapshot's pending side effects), so the ledger has neither a gap nor an overlap.
+TEST_F(ClusterStateMachineTest, RestoreFromAnIntermediateSavepointLeavesNoGap) {
+  auto first = Start(BaseConfig());
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  Advance(35s);  // checkpoints at 10 s intervals: the last one completed at about 30 s
+  const std::string key = TopicKey(**first);
+  SavepointRequest plain{.mode = SavepointRequest::Mode::kSavepoint, .target_dir = "s3://bucket/sp"};
+  const std::string trigger = (*first)->Locked([&](ClusterState& s) { return s.TriggerSavepoint(kJobId, plain, ""); });
+  Advance(1s);
+  Json r = SavepointResult(**first, trigger);
+  ASSERT_EQ(r["status"]["id"], "COMPLETED") << r.dump();
+  const std::string location = r["operation"]["location"];
+  const double committed = topics_->Ledger(key, 0).back().to;
+  // The old job is cancelled before its next checkpoint.
+  (*first)->Locked([](ClusterState& s) { ASSERT_TRUE(s.CancelJob(kJobId).ok()); });
+  Advance(1s);
+  first->reset();
+  Advance(5s);
+  FlinkConfig config = BaseConfig();
+  config.Set("execution.savepoint.path", location);
+  auto second = Start(config, "default/jm-2");
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  Advance(40s);
+  (*second)->Locked([&](ClusterState& s) {
+    const FlinkJob* j = s.FindJob(kJobId);
+    EXPECT_EQ(j->status(), JobStatus::kRunning);
+    ASSERT_TRUE(j->checkpoint_stats().latest_restored.has_value());
+    EXPECT_EQ(j->checkpoint_stats().latest_restored->path, location);
+  });
+  const std::vector<LedgerIssue> issues = topics_->CheckLedger(key);
+  EXPECT_TRUE(issues.empty()) << LedgerIssuesToString(issues) << " (committed before the savepoint: " << committed
+                              << ")";
+}
+
 TEST_F(ClusterStateMachineTest, StatelessRestartLeavesAGapInTheLedger) {
   auto first = Start(BaseConfig());
   ASSERT_TRUE(first.ok());
@@ -221,6 +260,84 @@ TEST_F(ClusterStateMachineTest, LastStateRestoresFromTheHaCheckpointWithoutGapOr
   Advance(1s);
   EXPECT_EQ(JobStatusOf(**second, kJobId), "CANCELED");
   EXPECT_FALSE(ha_->HasJob(kJobId));
+}
+
+// An HA store whose writes fail while `failing` is set: the window between a checkpoint
+// completing and its HA update being stored, which a kill of the process can end.
+class FlakyHaStore final : public HaStore {
+ public:
+  explicit FlakyHaStore(std::shared_ptr<InMemoryHaStore> inner) : inner_(std::move(inner)) {}
+  StatusOr<HaJobState> LoadJob(const std::string& job_id) override { return inner_->LoadJob(job_id); }
+  StatusOr<std::map<std::string, Json>> LoadJobGraphs() override { return inner_->LoadJobGraphs(); }
+  Status Apply(const HaUpdate& update) override {
+    if (failing) return UnavailableError("HA store: injected write failure");
+    return inner_->Apply(update);
+  }
+  std::atomic<bool> failing = false;
+
+ private:
+  std::shared_ptr<InMemoryHaStore> inner_;
+};
+
+// Issue 28, crash seed 28032: the JobManager deleted the checkpoint its HA metadata still named
+// (it removed the subsumed checkpoint when the newer one completed, before the asynchronous HA
+// write naming the newer one); a kill in between left a job that could not recover ("Cannot
+// find checkpoint or savepoint file/directory"). As in Flink, the subsumed checkpoint now goes
+// only after the HA store names the newer one.
+TEST_F(ClusterStateMachineTest, SubsumedCheckpointStaysUntilTheHaStoreNamesTheNewerOne) {
+  auto flaky = std::make_shared<FlakyHaStore>(ha_);
+  ha_override_ = flaky;
+  FlinkConfig config = BaseConfig();
+  config.Set("high-availability.type", "kubernetes");
+  config.Set("high-availability.storageDir", "s3://bucket/ha");
+  auto first = Start(config);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  // Clusters advance when used: each step brings the cluster to the clock's now.
+  auto step = [&](std::chrono::milliseconds d) {
+    Advance(d);
+    (*first)->AdvanceToNow();
+  };
+  step(35s);
+  ASSERT_TRUE(ha_->HasJob(kJobId));
+  auto named = [&] { return *ha_->LoadJob(kJobId)->checkpoints.rbegin(); };
+  const auto [first_id, first_path] = named();
+  ASSERT_TRUE(fs_->Exists(first_path + "/_metadata")) << first_path;
+  // A newer checkpoint completes while its HA update cannot be stored yet: the one HA names
+  // stays on disk.
+  flaky->failing = true;
+  step(10s);
+  EXPECT_GT((*first)->pending_ha_updates(), 0u);
+  EXPECT_EQ(named().first, first_id);
+  EXPECT_TRUE(fs_->Exists(first_path + "/_metadata")) << "the checkpoint HA names was deleted: " << first_path;
+  // Once the update is stored, the subsumed checkpoint goes.
+  flaky->failing = false;
+  step(1s);
+  EXPECT_EQ((*first)->pending_ha_updates(), 0u);
+  const auto [second_id, second_path] = named();
+  EXPECT_GT(second_id, first_id);
+  EXPECT_TRUE(fs_->Exists(second_path + "/_metadata"));
+  EXPECT_FALSE(fs_->Exists(first_path + "/_metadata"));
+  // The crash of seed 28032: newer checkpoints complete, the process dies before their HA
+  // updates are stored; the next JobManager recovers from the checkpoint HA names, which is
+  // still there.
+  flaky->failing = true;
+  step(25s);
+  first->reset();
+  flaky->failing = false;
+  EXPECT_EQ(named().first, second_id);
+  ASSERT_TRUE(fs_->Exists(second_path + "/_metadata")) << second_path;
+  Advance(5s);
+  config.Set("execution.savepoint.path", kLastStatePath);
+  auto second = Start(config, "default/jm-2");
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  Advance(30s);
+  (*second)->Locked([&](ClusterState& s) {
+    const FlinkJob* j = s.FindJob(kJobId);
+    ASSERT_NE(j, nullptr);
+    EXPECT_EQ(j->status(), JobStatus::kRunning);
+    ASSERT_TRUE(j->checkpoint_stats().latest_restored.has_value());
+    EXPECT_EQ(j->checkpoint_stats().latest_restored->id, second_id);
+  });
 }
 
 // Issue 28: a JobManager restart after stop-with-savepoint must not run the stopped job again.

@@ -85,6 +85,25 @@ Status FlinkJob::ApplyRestore() {
       offsets[k].read = read;
       offsets[k].committed = read;
       last_commit_[i].push_back(read);
+      // An intermediate savepoint commits nothing when it is taken (Flink >= 1.15); a job
+      // restored from it commits the savepoint's pending side effects first, as Flink's sinks
+      // commit the committables they recover. Without this, a restore from a savepoint taken
+      // after the last checkpoint of a job that died before its next one left a false gap
+      // (issue 28, crash seed 28030). A checkpoint's or a terminating savepoint's range is
+      // already in the ledger (its commit precedes its metadata).
+      const std::vector<double>& committed = leases_[i].committed_offsets;
+      if (restored && restore_->metadata.savepoint && k < committed.size() && committed[k] < read &&
+          i < topic_keys_.size()) {
+        LedgerEntry entry;
+        entry.from = committed[k];
+        entry.to = read;
+        entry.job_id = id_;
+        entry.checkpoint_id = restore_->metadata.checkpoint_id;
+        entry.savepoint = true;
+        entry.time_ms = now_ms_;
+        entry.snapshot_path = restore_->path;
+        env_.topics->Commit(topic_keys_[i], static_cast<int>(k), entry);
+      }
     }
     TRIMTAB_RETURN_IF_ERROR(model_->SetPartitionOffsets(static_cast<int>(i), offsets));
   }
@@ -267,15 +286,22 @@ void FlinkJob::OnSnapshotCompleted(const CheckpointEvent& e) {
   }
   if (!e.savepoint) {
     retained_checkpoints_.push_back({e.id, storage});
+    // Subsumed checkpoints: with HA their directories go only once the HA store names the new
+    // one (HaUpdate::discard_after_stored); without HA nothing names them, they go now.
+    const bool via_ha = env_.ha_outbox && !storage.empty();
+    std::vector<std::string> subsumed;
     while (static_cast<int64_t>(retained_checkpoints_.size()) > s.checkpoints.num_retained) {
       const auto& [old_id, old_path] = retained_checkpoints_.front();
-      if (!old_path.empty()) env_.fs->RemoveAll(old_path).IgnoreError();
+      if (!old_path.empty()) subsumed.push_back(old_path);
       for (CheckpointRecord& r : checkpoint_stats_.history) {
         if (r.id == old_id) r.discarded = true;
       }
       retained_checkpoints_.erase(retained_checkpoints_.begin());
     }
-    if (env_.ha_outbox && !storage.empty()) {
+    if (!via_ha) {
+      for (const std::string& path : subsumed) env_.fs->RemoveAll(path).IgnoreError();
+    }
+    if (via_ha) {
       HaUpdate u;
       u.type = HaUpdate::Type::kCheckpointAdded;
       u.job_id = id_;
@@ -283,6 +309,7 @@ void FlinkJob::OnSnapshotCompleted(const CheckpointEvent& e) {
       u.path = storage;
       for (const auto& [rid, rpath] : retained_checkpoints_) u.retained.push_back(rid);
       u.counter = model_->next_checkpoint_id();
+      u.discard_after_stored = std::move(subsumed);
       env_.ha_outbox->push_back(std::move(u));
     }
   }

@@ -43,6 +43,11 @@ struct HaUpdate {
   std::string path;
   std::vector<int64_t> retained;
   int64_t counter = 0;
+  // kCheckpointAdded: directories of the checkpoints this one subsumes. FlinkCluster removes
+  // them only after the update is stored, as Flink discards a subsumed checkpoint only after
+  // its HA store names the newer one: a process killed in between leaves a stale directory,
+  // never HA metadata that names a deleted checkpoint. Stores ignore it.
+  std::vector<std::string> discard_after_stored;
   Json job_graph;
 };
 
