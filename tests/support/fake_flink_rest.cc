@@ -197,6 +197,7 @@ struct Failure {
   int status;
   std::string message;
   int count;
+  bool raw = false;  // message is the whole body, sent as it is
 };
 
 http::HttpResponse Ok(int status, const Json& body) {
@@ -249,6 +250,7 @@ class FakeFlinkRestServer::Impl {
       if (f.count > 0 && (f.method.empty() || f.method == req.method) &&
           path.starts_with(f.prefix)) {
         --f.count;
+        if (f.raw) return http::HttpResponse::Json(f.status, f.message);
         return Error(f.status, f.message);
       }
     }
@@ -731,6 +733,12 @@ void FakeFlinkRestServer::FailNext(const std::string& method, const std::string&
                                    int status, const std::string& message, int count) {
   std::lock_guard<std::mutex> lock(impl_->mu_);
   impl_->failures_.push_back({method, path_prefix, status, message, count});
+}
+
+void FakeFlinkRestServer::AnswerNextRaw(const std::string& method, const std::string& path_prefix,
+                                        int status, const std::string& body, int count) {
+  std::lock_guard<std::mutex> lock(impl_->mu_);
+  impl_->failures_.push_back({method, path_prefix, status, body, count, /*raw=*/true});
 }
 
 void FakeFlinkRestServer::Hang(const std::string& path_prefix) {

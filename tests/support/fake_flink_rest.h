@@ -158,6 +158,9 @@ class FakeFlinkRestServer {
   // The same for requests of `method` ("" = any).
   void FailNext(const std::string& method, const std::string& path_prefix, int status,
                 const std::string& message, int count = 1);
+  // Like FailNext, but the answer's body is `body` as it is (bytes that are not JSON, not UTF-8).
+  void AnswerNextRaw(const std::string& method, const std::string& path_prefix, int status,
+                     const std::string& body, int count = 1);
   // Requests whose path starts with `path_prefix` block until Release() (or the server stops).
   void Hang(const std::string& path_prefix);
   void Release();

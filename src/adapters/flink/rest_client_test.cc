@@ -162,6 +162,23 @@ TEST_F(RestClientTest, ErrorsNameTheCallAndCarryFlinkErrors) {
   EXPECT_NE(slow.status().message().find("Flink REST GET /config"), std::string::npos);
 }
 
+// Issue 28: a 200 answer of bytes that are neither JSON nor UTF-8 (the fault proxy's "garbage")
+// aborted the operator: the error quoted them and writing that message as JSON threw. Errors
+// quote such bytes as \xNN and stay writable as JSON.
+TEST_F(RestClientTest, GarbageAnswersGiveErrorsThatAreValidUtf8) {
+  const std::string garbage = std::string(1, '\0') + "\xff<html>not json{{{";
+  for (int status : {200, 503}) {
+    jm_->AnswerNextRaw("GET", "/jobs/overview", status, garbage);
+    StatusOr<std::vector<JobOverview>> jobs = rest_->ListJobs();
+    ASSERT_FALSE(jobs.ok()) << status;
+    EXPECT_EQ(jobs.status().code(), StatusCode::kUnavailable) << jobs.status().ToString();
+    EXPECT_TRUE(IsValidUtf8(jobs.status().message())) << jobs.status().message();
+    EXPECT_NE(jobs.status().message().find("\\xFF<html>not json"), std::string::npos)
+        << jobs.status().message();
+    EXPECT_NO_THROW(Json({{"message", jobs.status().message()}}).dump());
+  }
+}
+
 TEST(TcpProbeTest, OpenRefusedAndBadHost) {
   auto jm = FakeFlinkRestServer::Create();
   ASSERT_TRUE(jm.ok());

@@ -4,12 +4,32 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json.h"
+
 namespace trimtab::flink {
 namespace {
 
 constexpr size_t kMaxErrorText = 1000;
 
-std::string FirstLine(std::string_view s) { return std::string(s.substr(0, s.find('\n'))); }
+// The first line of an answer, for an error message: bytes that are not UTF-8 are written as
+// \xNN, since the message ends up in JSON (events, status, logs) and a JSON writer refuses
+// invalid UTF-8 (a 200 answer of garbage once aborted the operator this way).
+std::string FirstLine(std::string_view s) {
+  std::string line(s.substr(0, s.find('\n')));
+  if (IsValidUtf8(line)) return line;
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string clean;
+  for (unsigned char c : line) {
+    if (c < 0x80) {
+      clean.push_back(static_cast<char>(c));
+    } else {
+      clean += "\\x";
+      clean.push_back(kHex[c >> 4]);
+      clean.push_back(kHex[c & 15]);
+    }
+  }
+  return clean;
+}
 
 // The informative line of one Flink error entry: its first line, or for a server-side exception
 // ("<Exception on server side:\n<exception>\n\tat ...") the exception line.
