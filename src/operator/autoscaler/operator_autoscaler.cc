@@ -282,13 +282,13 @@ void OperatorAutoscaler::Bind(const AutoscalerJobContext& c, const std::string& 
 }
 
 void OperatorAutoscaler::Emit(const std::string& job_key, const flink::DecisionLog& log,
-                              Millis interval) const {
+                              const VertexLabels& labels, Millis interval) const {
   for (const flink::AutoscalerEvent& e : log.events) {
     core::AutoscalerEvent event{
         .job_key = job_key,
         .type = e.type == "Warning" ? core::EventType::kWarning : core::EventType::kNormal,
         .reason = e.reason,
-        .message = e.message,
+        .message = labels.Relabel(e.message),
         .message_key = MessageKey(e, log)};
     // An executed scaling is always reported; everything else at most once per interval.
     const bool executed =
@@ -504,12 +504,22 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::Scale(const AutoscalerJobContext
   for (const std::string& id : col.nan_busy_time_vertices) {
     log.Note("collect", "vertex " + id + " reports no busy time (legacy source): excluded");
   }
+  // Vertices by name in everything people read (issue 26); ids stay in the structured fields.
+  const VertexLabels vertex_labels(col.job.topology);
+  vertex_labels.Relabel(&log);
 
   Json log_json = flink::ToJson(log);
   log_json["jobKey"] = job_key;
   log_json["jobId"] = c.job_id;
   log_json["scaled"] = cr.scaled();
-  if (cr.chain) log_json["chain"] = core::ToJson(*cr.chain);
+  if (cr.chain) {
+    Json chain = core::ToJson(*cr.chain);
+    for (Json& step : chain["steps"]) {
+      if (step.contains("reason")) vertex_labels.RelabelStrings(&step["reason"]);
+    }
+    if (chain.contains("reason")) vertex_labels.RelabelStrings(&chain["reason"]);
+    log_json["chain"] = std::move(chain);
+  }
   const std::string reason = SkippedReason(log, cr.cycle.state.metric_window.size());
   if (!reason.empty()) log_json["skippedReason"] = reason;
 
@@ -583,7 +593,7 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::Scale(const AutoscalerJobContext
   }
 
   // 8. Events, 9. outcome.
-  Emit(job_key, log, o.scaling_event_interval);
+  Emit(job_key, log, vertex_labels, o.scaling_event_interval);
   out.parallelism_overrides = r->state.parallelism_overrides;
   out.config_overrides = r->state.config_overrides.overrides;
   out.config_removals = r->state.config_overrides.removals;
@@ -651,6 +661,16 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::RevertUnschedulable(const Autosc
   }
   // What each scaled vertex ran at before: the decision's own history entry.
   flink::AutoscalerState state = r->state;
+  core::JobTopology named;  // the vertex names the dashboard's history last saw
+  if (const Json* names = r->history.is_object() && r->history.contains("vertexNames")
+                              ? &r->history["vertexNames"]
+                              : nullptr;
+      names != nullptr && names->is_object()) {
+    for (const auto& [id, name] : names->items()) {
+      if (name.is_string()) named.vertices.push_back({.id = id, .name = name.get<std::string>()});
+    }
+  }
+  const VertexLabels vertex_labels(named);
   Json vertices = Json::object();
   std::string changes;
   for (const auto& [vertex, target] : last->target_parallelism) {
@@ -664,7 +684,8 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::RevertUnschedulable(const Autosc
     if (h->second.empty()) state.scaling_history.erase(h);
     state.parallelism_overrides[vertex] = before;
     vertices[vertex] = {{"from", target}, {"to", before}};
-    changes += (changes.empty() ? "" : ", ") + vertex + " " + std::to_string(target) + " -> " +
+    changes += (changes.empty() ? "" : ", ") + vertex_labels.Of(vertex) + " " +
+               std::to_string(target) + " -> " +
                std::to_string(before);
   }
   if (changes.empty()) {

@@ -68,6 +68,7 @@
 #include "operator/autoscaler/autoscaler_metrics.h"
 #include "operator/autoscaler/job_autoscaler.h"
 #include "operator/autoscaler/kube_event_handler.h"
+#include "operator/autoscaler/vertex_labels.h"
 
 namespace trimtab::op {
 
@@ -149,7 +150,8 @@ class OperatorAutoscaler final : public JobAutoscaler {
   std::shared_ptr<Resource> ResourceFor(const std::string& job_key, bool create) const;
   Status EnsureLoaded(const std::string& job_key, Resource* r);
   void Bind(const AutoscalerJobContext& context, const std::string& job_key);
-  void Emit(const std::string& job_key, const core::flink::DecisionLog& log, Millis interval) const;
+  void Emit(const std::string& job_key, const core::flink::DecisionLog& log,
+            const VertexLabels& labels, Millis interval) const;
   void EmitError(const std::string& job_key, const std::string& message, Millis interval) const;
   TimePoint Now() const;
 
