@@ -84,6 +84,45 @@ spec:
 DECISION = "trimtab.dev/last-scaling-decision"
 
 
+def retry_intervals(requests):
+    """Per call (method and path without the query), the seconds between its successive
+    faulted requests, in order."""
+    times = {}
+    for t, method, path, _mode in requests:
+        times.setdefault("%s %s" % (method, path.split("?", 1)[0]), []).append(t)
+    return {call: [round(b - a, 2) for a, b in zip(ts, ts[1:])]
+            for call, ts in sorted(times.items()) if len(ts) > 1}
+
+
+def bursts(gaps, apart=0.25):
+    """Sizes of the runs of requests that came within `apart` seconds of each other."""
+    sizes = [1]
+    for g in gaps:
+        if g < apart:
+            sizes[-1] += 1
+        else:
+            sizes.append(1)
+    return sizes
+
+
+def expect_backoff(mode, intervals):
+    """No hot loop: a failing call is repeated at most three times at once (a status write
+    re-reads and retries a conflict three times about 100 ms apart; the HTTP client retries a
+    reused connection that was reset once), and then only after a pause (the reconcile interval
+    or the work queue's backoff)."""
+    for call, gaps in intervals.items():
+        expect(max(bursts(gaps)) <= 4, "%s: %s retried in a burst: %s s" % (mode, call, gaps))
+
+
+def report_intervals(mode, requests):
+    """Prints the retry intervals of every call that met the fault more than once (the
+    figures of docs/operator.md "Crash and fault guarantees") and returns them."""
+    intervals = retry_intervals(requests)
+    for call, gaps in intervals.items():
+        print("      %s retries %s after %s s" % (mode, call[:90], gaps), flush=True)
+    return intervals
+
+
 def main():
     args = e2e_args(reference="")
     if args is None:
@@ -177,6 +216,7 @@ def main():
                         mode, len(during), rate, d.get("outcome"),
                         (d.get("skippedReason") or "")[:120]), flush=True)
                     expect(rate < 40, "%s: %.1f requests/s, no backoff" % (mode, rate))
+                    expect_backoff(mode, report_intervals(mode, during))
                     unchanged(mode)
                     recovered(mode)
                     unchanged(mode + ", after it ended")
@@ -233,6 +273,7 @@ def main():
                           flush=True)
                     expect(during, "no request met the fault")
                     expect(rate < 60, "%s: %.1f requests/s, no backoff" % (mode, rate))
+                    expect_backoff(mode, report_intervals(mode, during))
                     expect(op.poll() is None, "the operator exited")
                     if generation is None:
                         unchanged(mode)
