@@ -215,8 +215,8 @@ TEST_F(OperatorAutoscalerTest, ScalesUpUnderLoadOnceTheWindowIsFull) {
   ASSERT_EQ(reports.size(), 1u);
   EXPECT_EQ(reports[0]["type"], "Normal");
   EXPECT_THAT(reports[0]["message"].get<std::string>(),
-              HasSubstr("Scaling execution enabled, begin scaling vertices:\n{ Vertex ID " + kSrc +
-                        " | Parallelism 2 -> 4"));
+              HasSubstr("Scaling execution enabled, begin scaling vertices:\n{ Vertex ID "
+                        "Source: Kafka Source | Parallelism 2 -> 4"));
   EXPECT_EQ(reports[0]["involvedObject"]["kind"], "FlinkDeployment");
   EXPECT_EQ(reports[0]["involvedObject"]["uid"], owner_uid_);
 

@@ -19,6 +19,7 @@ VertexLabels::VertexLabels(const core::JobTopology& topology) {
   for (const core::VertexInfo& v : topology.vertices) {
     if (v.id.empty() || v.name.empty() || v.name == v.id) continue;
     labels_[v.id] = uses[v.name] > 1 ? v.name + " (" + v.id + ")" : v.name;
+    names_[v.id] = v.name;
   }
 }
 
@@ -43,6 +44,9 @@ std::string VertexLabels::Relabel(std::string_view text) const {
     auto it = labels_.find(word);
     if (it != labels_.end()) {
       out += it->second;
+      // "<id> (<name>)", as the metric collector writes a vertex, becomes the label alone.
+      const std::string suffix = " (" + names_.at(it->first) + ")";
+      if (text.substr(end).starts_with(suffix)) end += suffix.size();
     } else {
       out.append(word);
     }

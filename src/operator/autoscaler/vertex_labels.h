@@ -32,7 +32,7 @@ class VertexLabels {
   // The label of `id`; an id the topology does not know is returned as it is.
   std::string Of(const core::VertexId& id) const;
   // `text` with every occurrence of a known vertex id (as a whole word: not inside a longer run
-  // of letters and digits) replaced by its label.
+  // of letters and digits) replaced by its label; "<id> (<name>)" becomes the label alone.
   std::string Relabel(std::string_view text) const;
   // The free text of a decision log: stage notes and vertex reasons. Event messages are
   // relabelled where they are emitted (their deduplication keys come from the ids).
@@ -42,6 +42,7 @@ class VertexLabels {
 
  private:
   std::map<core::VertexId, std::string, std::less<>> labels_;  // only ids whose label differs
+  std::map<core::VertexId, std::string> names_;                 // their names
 };
 
 }  // namespace trimtab::op

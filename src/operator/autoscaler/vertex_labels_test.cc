@@ -37,6 +37,12 @@ TEST(VertexLabelsTest, RelabelsWholeIdsInText) {
             "implausible metrics, nothing is scaled: vertex Source: Kafka Source LOAD 1000000000.00");
   EXPECT_EQ(labels.Relabel(std::string("{ Vertex ID ") + kSource + " | Parallelism 2 -> 4 }"),
             "{ Vertex ID Source: Kafka Source | Parallelism 2 -> 4 }");
+  // The collector's "<id> (<name>)" is not named twice.
+  EXPECT_EQ(labels.Relabel(std::string("missing metrics: vertex ") + kSource +
+                           " (Source: Kafka Source): busyTimeMsPerSecond"),
+            "missing metrics: vertex Source: Kafka Source: busyTimeMsPerSecond");
+  EXPECT_EQ(labels.Relabel(std::string("vertex ") + kMap + " (Map)"),
+            std::string("vertex Map (") + kMap + ")");
   // Part of a longer word: not an id.
   const std::string longer = std::string(kSource) + "00";
   EXPECT_EQ(labels.Relabel("x" + longer), "x" + longer);

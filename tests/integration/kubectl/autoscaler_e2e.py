@@ -417,9 +417,14 @@ def main():
                               key=lambda e: e["firstTimestamp"])
             expect(len(executed) == len(hist), "%d ScalingReport Events for %d scalings:\n%s" %
                    (len(executed), len(hist), "\n".join(e["message"] for e in executed)))
+            # Events name vertices by name (issue 26), as the Flink REST API reports them.
+            names = {}
+            for _, _, _, ids in recorder.snapshot():
+                names.update({i: n for n, i in ids.items()})
             for event, (t, text, changes) in zip(executed, hist):
                 for v, (cur, new) in changes.items():
-                    expect_in("Vertex ID %s | Parallelism %d -> %d" % (v, cur, new), event["message"],
+                    expect_in("Vertex ID %s | Parallelism %d -> %d" % (names.get(v, v), cur, new),
+                              event["message"],
                               "ScalingReport of %s" % text)
                 expect(event["type"] == "Normal" and event["source"]["component"] == "Operator",
                        event)
