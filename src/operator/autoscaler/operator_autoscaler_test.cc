@@ -645,8 +645,8 @@ TEST_F(OperatorAutoscalerTest, UnschedulableScalingIsRevertedToTheLastRunningPar
   EXPECT_EQ(reverted->parallelism_overrides, (std::map<std::string, int>{{kSrc, 2}, {kSink, 2}}));
   EXPECT_EQ(reverted->decision_log["outcome"], "Reverted");
   EXPECT_THAT(reverted->decision_log["reason"].get<std::string>(),
-              HasSubstr(kSrc + " 4 -> 2): the job has not run for 3 min and pods of its cluster "
-                               "cannot be scheduled"));
+              HasSubstr("(Source: Kafka Source 4 -> 2): the job has not run for 3 min and pods of "
+                        "its cluster cannot be scheduled"));
   std::vector<Json> events = EventsWithReason("ScalingReverted");
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0]["type"], "Warning");
