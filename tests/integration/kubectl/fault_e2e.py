@@ -109,8 +109,11 @@ def expect_backoff(mode, intervals):
     """No hot loop: a failing call is repeated at most three times at once (a status write
     re-reads and retries a conflict three times about 100 ms apart; the HTTP client retries a
     reused connection that was reset once), and then only after a pause (the reconcile interval
-    or the work queue's backoff)."""
+    or the work queue's backoff). A POST creates a new object each time (events of different
+    reasons come together), so it is not a retry of one call and is left out."""
     for call, gaps in intervals.items():
+        if call.startswith("POST "):
+            continue
         expect(max(bursts(gaps)) <= 4, "%s: %s retried in a burst: %s s" % (mode, call, gaps))
 
 
