@@ -164,7 +164,11 @@ StatusOr<std::map<std::string, int>> ParseJobVertexOverrides(const std::string& 
       return InvalidArgumentError(std::string("Flink configuration ") + kKey + ": \"" + id +
                                   "\" is not a job vertex id (32 hex digits)");
     }
-    out[Lower(id)] = p;
+    // The JobManager keys vertices by lower-case id: "AB..:1,ab..:2" names one vertex twice.
+    if (!out.emplace(Lower(id), p).second) {
+      return InvalidArgumentError(std::string("Flink configuration ") + kKey + ": vertex \"" +
+                                  id + "\" is given twice (vertex ids ignore case)");
+    }
   }
   return out;
 }

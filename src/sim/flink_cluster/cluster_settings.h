@@ -143,7 +143,8 @@ struct ClusterSettings {
 };
 
 // pipeline.jobvertex-parallelism-overrides as the JobManager reads it: the common syntax
-// (ParseFlinkParallelismOverrides) with every vertex id 32 hex digits, returned in lower case.
+// (ParseFlinkParallelismOverrides) with every vertex id 32 hex digits, returned in lower case;
+// ids that differ only in case are the same vertex, given twice (an error).
 StatusOr<std::map<std::string, int>> ParseJobVertexOverrides(const std::string& text);
 
 }  // namespace trimtab::sim::flink
