@@ -349,12 +349,7 @@ def main():
             expect(not pods, [p["metadata"]["name"] for p in pods])
         c.run("delete --cascade=foreground --wait returns after the dependents", delete_foreground)
 
-        code = c.exit_code()
-        print("kubectl daily e2e took %.1f s" % (time.monotonic() - started))
-        if code != 0:
-            print("---- trimtab local log (tail) ----")
-            print("\n".join(cluster.log().splitlines()[-60:]))
-        return code
+        return c.finish(cluster, "kubectl daily e2e", started)
 
 
 if __name__ == "__main__":

@@ -207,6 +207,16 @@ class Checks:
             print("  failed:", name)
         return 1 if self.failed else 0
 
+    def finish(self, cluster, what, started, log_lines=60):
+        """The exit code, after how long `what` took and, when a check failed, the tail of the
+        cluster's log."""
+        code = self.exit_code()
+        print("%s took %.1f s" % (what, time.monotonic() - started))
+        if code != 0:
+            print("---- trimtab local log (tail) ----")
+            print("\n".join(cluster.log().splitlines()[-log_lines:]))
+        return code
+
 
 def expect(cond, message):
     if not cond:

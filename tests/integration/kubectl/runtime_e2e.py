@@ -226,12 +226,7 @@ def main():
                        what="the Service's endpoints to empty")
         c.run("kubectl delete deployment removes its ReplicaSets and pods", delete_deployment)
 
-        code = c.exit_code()
-        print("runtime e2e took %.1f s" % (time.monotonic() - started))
-        if code != 0:
-            print("---- trimtab local log (tail) ----")
-            print("\n".join(cluster.log().splitlines()[-60:]))
-        return code
+        return c.finish(cluster, "runtime e2e", started)
 
 
 if __name__ == "__main__":
