@@ -195,8 +195,10 @@ kube::RestConfig AdminConfig(const cluster::ApiServer& server) {
 }
 
 // The administrator's kubeconfig: the server, the CA that signed its certificate
-// (certificate-authority-data) and the bearer token of system:admin.
-std::string Kubeconfig(const kube::RestConfig& admin) {
+// (certificate-authority-data) and the bearer token of system:admin in the context
+// trimtab-local (the current one); with a client certificate, a second user and context
+// trimtab-local-cert that authenticate with it instead (kubernetes-admin, system:masters).
+std::string Kubeconfig(const kube::RestConfig& admin, const http::KeyPair& client_certificate) {
   std::string cluster = "    server: " + admin.server + "\n";
   if (!admin.tls.ca_data.empty()) {
     cluster += "    certificate-authority-data: " + kube::Base64Encode(admin.tls.ca_data) + "\n";
@@ -210,12 +212,28 @@ std::string Kubeconfig(const kube::RestConfig& admin) {
          "  cluster:\n" + cluster +
          "users:\n"
          "- name: trimtab-local\n" + user +
+         (client_certificate.certificate_pem.empty()
+              ? std::string()
+              : "- name: trimtab-local-cert\n"
+                "  user:\n"
+                "    client-certificate-data: " +
+                    kube::Base64Encode(client_certificate.certificate_pem) +
+                    "\n"
+                    "    client-key-data: " +
+                    kube::Base64Encode(client_certificate.key_pem) + "\n") +
          "contexts:\n"
          "- name: trimtab-local\n"
          "  context:\n"
          "    cluster: trimtab-local\n"
          "    user: trimtab-local\n"
-         "    namespace: default\n"
+         "    namespace: default\n" +
+         (client_certificate.certificate_pem.empty()
+              ? std::string()
+              : "- name: trimtab-local-cert\n"
+                "  context:\n"
+                "    cluster: trimtab-local\n"
+                "    user: trimtab-local-cert\n"
+                "    namespace: default\n") +
          "current-context: trimtab-local\n";
 }
 
@@ -413,7 +431,8 @@ int RunLocal(const LocalFlags& flags) {
   }
   std::filesystem::path kubeconfig =
       std::filesystem::absolute(std::filesystem::path(flags.data_dir) / "kubeconfig");
-  Status written = WriteFileAtomically(kubeconfig, Kubeconfig(admin));
+  Status written =
+      WriteFileAtomically(kubeconfig, Kubeconfig(admin, (*server)->admin_client_certificate()));
   if (!written.ok()) {
     std::fprintf(stderr, "trimtab local: %s\n", written.ToString().c_str());
     if (flink_operator) flink_operator->Stop();
@@ -479,7 +498,9 @@ void RegisterLocalCommand(CLI::App& app, int* exit_code) {
       "<data-dir>/kubeconfig (cluster, user and context \"trimtab-local\"): the API server speaks\n"
       "HTTPS with a certificate from a CA made on first start (<data-dir>/pki) and answers only\n"
       "authenticated requests; the kubeconfig carries the CA and the administrator's token\n"
-      "(<data-dir>/admin.token). docs/security.md describes the model.\n"
+      "(<data-dir>/admin.token), its context \"trimtab-local-cert\" the administrator's client\n"
+      "certificate (<data-dir>/pki/admin.crt); certificates the CA issues authenticate their\n"
+      "CommonName as user, their Organizations as groups. docs/security.md describes the model.\n"
       "Pod IPs and Service clusterIPs live in 127.0.0.0/8, so `curl http://<clusterIP>:<port>/`\n"
       "reaches what a pod serves on its pod IP. Runs until SIGINT or SIGTERM.");
   cmd->add_option("--data-dir", flags->data_dir, "directory for state.db and the kubeconfig")

@@ -27,6 +27,9 @@
 #include <boost/beast/ssl/ssl_stream.hpp>
 #include <boost/beast/websocket.hpp>
 #include <boost/beast/websocket/ssl.hpp>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 #include <spdlog/spdlog.h>
 
 namespace trimtab::http {
@@ -300,6 +303,55 @@ class HttpServer::Impl {
 
 namespace {
 
+// What the client of a TLS connection presented: its certificate's subject and whether it
+// verified against the context's client CA (OpenSSL checked it during the handshake, for the
+// purpose sslclient; the verify callback let the handshake go on either way).
+std::optional<ClientCertificate> PeerCertificate(SSL* ssl) {
+  X509* cert = SSL_get1_peer_certificate(ssl);
+  if (cert == nullptr) return std::nullopt;
+  ClientCertificate out;
+  out.verified = SSL_get_verify_result(ssl) == X509_V_OK;
+  const X509_NAME* subject = X509_get_subject_name(cert);
+  auto values = [subject](int nid) {
+    std::vector<std::string> found;
+    for (int i = X509_NAME_get_index_by_NID(subject, nid, -1); i >= 0;
+         i = X509_NAME_get_index_by_NID(subject, nid, i)) {
+      unsigned char* utf8 = nullptr;
+      const int n =
+          ASN1_STRING_to_UTF8(&utf8, X509_NAME_ENTRY_get_data(X509_NAME_get_entry(subject, i)));
+      if (n >= 0) found.emplace_back(reinterpret_cast<const char*>(utf8), static_cast<size_t>(n));
+      OPENSSL_free(utf8);
+    }
+    return found;
+  };
+  std::vector<std::string> names = values(NID_commonName);
+  if (!names.empty()) out.common_name = names.back();
+  out.organizations = values(NID_organizationName);
+  X509_free(cert);
+  return out;
+}
+
+// Asks clients for a certificate issued by `ca_pem` (advertised as the acceptable CA) and lets
+// the handshake succeed whether or not it verifies: the verification result is read afterwards.
+Status RequestClientCertificates(ssl::context& tls, const std::string& ca_pem) {
+  beast::error_code ec;
+  tls.add_certificate_authority(net::buffer(ca_pem), ec);
+  if (ec) return InvalidArgumentError("http server: unusable client CA: " + ec.message());
+  BIO* bio = BIO_new_mem_buf(ca_pem.data(), static_cast<int>(ca_pem.size()));
+  if (bio == nullptr) return InternalError("http server: out of memory");
+  while (X509* ca = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) {
+    SSL_CTX_add_client_CA(tls.native_handle(), ca);
+    X509_free(ca);
+  }
+  BIO_free(bio);
+  // With peer verification on, OpenSSL refuses to resume a session without an id context.
+  static constexpr unsigned char kSessionContext[] = "trimtab-http";
+  SSL_CTX_set_session_id_context(tls.native_handle(), kSessionContext, sizeof(kSessionContext) - 1);
+  tls.set_verify_mode(ssl::verify_peer);
+  tls.set_verify_callback([](bool, ssl::verify_context&) { return true; });
+  return Status::Ok();
+}
+
 // One TCP connection: reads requests, runs the handler, writes responses (or a stream).
 // `Stream` is beast::tcp_stream (HTTP) or beast::ssl_stream<beast::tcp_stream> (HTTPS).
 template <typename Stream>
@@ -391,6 +443,9 @@ class Session final : public SessionBase {
       Tcp().expires_after(server_->options().tls_handshake_timeout);
       stream_.async_handshake(ssl::stream_base::server, [self = Self()](beast::error_code ec) {
         if (ec) return self->CloseSocket();
+        if (!self->server_->options().tls_client_ca_pem.empty()) {
+          self->client_certificate_ = PeerCertificate(self->stream_.native_handle());
+        }
         self->ReadHeader();
       });
     } else {
@@ -452,6 +507,7 @@ class Session final : public SessionBase {
     }
     req.body = std::move(msg.body());
     req.remote_address = remote_;
+    req.client_certificate = client_certificate_;
 
     HttpResponse res;
     try {
@@ -541,6 +597,7 @@ class Session final : public SessionBase {
   std::shared_ptr<StreamImpl> stream_state_;
   std::array<char, 256> hangup_buf_{};
   std::string remote_;
+  std::optional<ClientCertificate> client_certificate_;  // HTTPS, after the handshake
   bool keep_alive_ = true;
   State state_ = State::kReading;
 };
@@ -864,6 +921,9 @@ Status HttpServer::Impl::Listen() {
     tls_->use_certificate_chain(net::buffer(options_.tls_certificate_pem), ec);
     if (!ec) tls_->use_private_key(net::buffer(options_.tls_key_pem), ssl::context::pem, ec);
     if (ec) return InvalidArgumentError("http server: unusable TLS certificate or key: " + ec.message());
+    if (!options_.tls_client_ca_pem.empty()) {
+      TRIMTAB_RETURN_IF_ERROR(RequestClientCertificates(*tls_, options_.tls_client_ca_pem));
+    }
   }
   auto address = net::ip::make_address(options_.address, ec);
   if (ec) return InvalidArgumentError("http server: bad bind address \"" + options_.address + "\"");

@@ -39,6 +39,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -54,6 +55,16 @@ struct CaseInsensitiveLess {
   bool operator()(std::string_view a, std::string_view b) const;
 };
 
+// The certificate a client presented in the TLS handshake of its connection, when the server
+// asks for one (HttpServerOptions::tls_client_ca_pem).
+struct ClientCertificate {
+  // Chains to tls_client_ca_pem, is valid now and may be used for client authentication
+  // (extendedKeyUsage clientAuth, when present). false: presented, but none of that holds.
+  bool verified = false;
+  std::string common_name;                 // the subject's last CN ("" when none)
+  std::vector<std::string> organizations;  // the subject's O values, in order
+};
+
 struct HttpRequest {
   std::string method;  // "GET", "POST", ... (as sent, upper case)
   std::string target;  // raw request target: "/api/v1/pods?limit=1"
@@ -63,6 +74,8 @@ struct HttpRequest {
   std::map<std::string, std::string, CaseInsensitiveLess> headers;
   std::string body;
   std::string remote_address;  // "127.0.0.1:53422"
+  // HTTPS with tls_client_ca_pem: the certificate the client presented on this connection.
+  std::optional<ClientCertificate> client_certificate;
 
   // The first value of a query parameter, or nullptr.
   const std::string* Query(std::string_view name) const;
@@ -147,6 +160,11 @@ struct HttpServerOptions {
   // base_url() starts with https://. Empty: plain HTTP.
   std::string tls_certificate_pem;
   std::string tls_key_pem;
+  // HTTPS: ask every client for a certificate issued by this CA (PEM; advertised in the
+  // handshake) and hand what it presented to the handler (HttpRequest::client_certificate,
+  // verified or not). A client without a certificate, or with one that does not verify, is still
+  // served: the handler decides, as kube-apiserver's x509 authenticator does. Empty: not asked.
+  std::string tls_client_ca_pem;
   std::chrono::milliseconds tls_handshake_timeout{10000};
 };
 

@@ -135,6 +135,11 @@ Status ApiServer::Init(ApiServerOptions options) {
       http_options.tls_key_pem = credentials.server.key_pem;
     }
     if (security.require_authentication) admin_token_ = credentials.admin_token;
+    if (security.tls && security.require_authentication) {
+      // X.509 client certificates the cluster CA issued authenticate (auth_layer.h).
+      http_options.tls_client_ca_pem = credentials.ca.certificate_pem;
+      admin_client_certificate_ = credentials.admin_client;
+    }
   }
   // Authentication, RBAC and the review/token APIs in front of the handler (auth_layer.h).
   TRIMTAB_ASSIGN_OR_RETURN(

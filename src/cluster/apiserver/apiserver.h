@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "adapters/http/x509.h"
 #include "cluster/apiserver/handlers.h"
 #include "cluster/apiserver/metrics_apis.h"
 #include "cluster/apiserver/object_service.h"
@@ -108,6 +109,9 @@ class ApiServer {
   // are off.
   const std::string& ca_certificate_pem() const { return ca_certificate_pem_; }
   const std::string& admin_token() const { return admin_token_; }
+  // With TLS and authentication: the administrator's client certificate and key (PEM), which
+  // the API server accepts as kubernetes-admin in system:masters; empty otherwise.
+  const http::KeyPair& admin_client_certificate() const { return admin_client_certificate_; }
   void Wait();
   void Stop();
 
@@ -134,6 +138,7 @@ class ApiServer {
 
   std::string ca_certificate_pem_;
   std::string admin_token_;
+  http::KeyPair admin_client_certificate_;
   std::unique_ptr<MetricsRegistry> owned_metrics_registry_;
   MetricsRegistry* metrics_registry_ = nullptr;
   std::unique_ptr<ApiServerMetrics> request_metrics_;

@@ -28,4 +28,7 @@ if(TARGET trimtab_adapters_http_client)
                   SRCS ${CMAKE_CURRENT_LIST_DIR}/secure_server_test.cc
                   DEPS trimtab::cluster_apiserver trimtab::adapters_http_client
                        trimtab::adapters_http_test_client)
+  trimtab_cc_test(NAME cluster_apiserver_client_certificate_test
+                  SRCS ${CMAKE_CURRENT_LIST_DIR}/client_certificate_test.cc
+                  DEPS trimtab::cluster_apiserver trimtab::adapters_http_client)
 endif()

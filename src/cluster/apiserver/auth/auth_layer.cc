@@ -230,6 +230,23 @@ Decision AuthLayer::Check(const Attributes& attributes) {
 }
 
 std::optional<ApiError> AuthLayer::Authenticate(const HttpRequest& request, UserInfo* user) {
+  // An X.509 client certificate first, as kube-apiserver's authenticators run: one the cluster
+  // CA issued for client authentication is the user in its CommonName with its Organizations as
+  // groups; one that does not verify fails the request, whatever else it carries.
+  if (request.client_certificate) {
+    const http::ClientCertificate& cert = *request.client_certificate;
+    if (!cert.verified) {
+      spdlog::debug("auth: a client certificate that does not verify (CN \"{}\")",
+                    cert.common_name);
+      return Unauthorized();
+    }
+    if (!cert.common_name.empty()) {
+      user->name = cert.common_name;
+      user->groups = cert.organizations;
+      user->groups.push_back(std::string(kGroupAuthenticated));
+      return std::nullopt;
+    }
+  }
   const std::string header = request.Header("Authorization");
   if (header.empty()) {
     if (options_.anonymous == AuthLayerOptions::Anonymous::kAdmin) {

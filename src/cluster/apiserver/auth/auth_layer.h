@@ -3,6 +3,12 @@
 // authorization.k8s.io.
 //
 // Authentication:
+//   - an X.509 client certificate (HTTPS with the cluster CA as client CA: ApiServer asks for
+//     one when TLS and authentication are on), tried first: one that chains to the CA, is valid
+//     and is for client authentication is the user in its subject's CommonName with its
+//     Organizations as groups, plus system:authenticated (kube-apiserver's x509 authenticator);
+//     one without a CommonName leaves the request to the other credentials; one that does not
+//     verify is 401, whatever else the request carries.
 //   - `Authorization: Bearer <token>` with a service-account token this server issued
 //     (service_account_tokens.h) whose service account (and bound pod or Secret) still exists
 //     with the same uid: the user system:serviceaccount:<ns>:<name> in the groups

@@ -155,6 +155,31 @@ StatusOr<LocalCredentials> LoadOrCreateLocalCredentials(const LocalCredentialsOp
     }
   }
 
+  // The administrator's client certificate: issued again like the serving certificate.
+  if (persistent && !new_ca) {
+    out.admin_client.certificate_pem = ReadText(pki / "admin.crt");
+    out.admin_client.key_pem = ReadText(pki / "admin.key");
+  }
+  bool reuse_client =
+      !out.admin_client.certificate_pem.empty() &&
+      http::KeyMatches(out.admin_client.certificate_pem, out.admin_client.key_pem) &&
+      http::SignedBy(out.admin_client.certificate_pem, out.ca.certificate_pem);
+  if (reuse_client) {
+    auto info = http::InspectCertificate(out.admin_client.certificate_pem);
+    reuse_client = info.ok() && info->not_after > std::chrono::system_clock::now() + kRenewBefore;
+  }
+  if (!reuse_client) {
+    TRIMTAB_ASSIGN_OR_RETURN(
+        out.admin_client, http::IssueCertificate(out.ca, {.common_name = kAdminCertificateUser,
+                                                          .organizations = {kAdminCertificateGroup},
+                                                          .server = false,
+                                                          .validity = kServerValidity}));
+    if (persistent) {
+      TRIMTAB_RETURN_IF_ERROR(WritePrivate(pki / "admin.key", out.admin_client.key_pem));
+      TRIMTAB_RETURN_IF_ERROR(WritePrivate(pki / "admin.crt", out.admin_client.certificate_pem));
+    }
+  }
+
   // The administrator's token.
   const fs::path token_file = fs::path(options.dir) / "admin.token";
   if (persistent) {

@@ -8,6 +8,10 @@
 //                                            (.cluster.local))), the bind address and the extra
 //                                            names; issued again when a name is missing, it
 //                                            expires within 30 days or the CA changed
+//   <dir>/pki/admin.crt, admin.key           the administrator's client certificate (1 year):
+//                                            CN kubernetes-admin, O system:masters (kubeadm's
+//                                            admin.conf user); issued again when it expires
+//                                            within 30 days or the CA changed
 //   <dir>/admin.token                        the bearer token of the administrator (system:admin,
 //                                            group system:masters): 32 random bytes, hex
 //
@@ -35,9 +39,14 @@ struct LocalCredentialsOptions {
 struct LocalCredentials {
   http::KeyPair ca;
   http::KeyPair server;
+  http::KeyPair admin_client;  // the administrator's client certificate and key
   std::string admin_token;
   std::vector<std::string> dns_names;  // the serving certificate's DNS names
 };
+
+// The administrator's client certificate: its user (CommonName) and group (Organization).
+inline constexpr char kAdminCertificateUser[] = "kubernetes-admin";
+inline constexpr char kAdminCertificateGroup[] = "system:masters";
 
 StatusOr<LocalCredentials> LoadOrCreateLocalCredentials(const LocalCredentialsOptions& options);
 
