@@ -157,6 +157,14 @@ StatusOr<TimePoint> ParseRfc3339(std::string_view s) {
                                         std::chrono::day(day)};
   if (!ymd.ok()) return bad();
   const auto days = std::chrono::sys_days(ymd);
+  // The clock counts nanoseconds in 64 bits (years 1678 to 2262): a time outside is refused
+  // rather than overflowing (issue 27, found by fuzz_eval_flink).
+  constexpr auto kMaxDays =
+      std::chrono::floor<std::chrono::days>(Duration::max()) - std::chrono::days(2);
+  if (days.time_since_epoch() > kMaxDays || days.time_since_epoch() < -kMaxDays) {
+    return InvalidArgumentError("RFC 3339 time \"" + std::string(s) +
+                                "\" is out of range (years 1678 to 2262)");
+  }
   auto tp = std::chrono::time_point_cast<Duration>(days) + std::chrono::hours(hour) +
             std::chrono::minutes(minute - offset_minutes) + std::chrono::seconds(second);
   tp += std::chrono::duration_cast<Duration>(std::chrono::nanoseconds(nanos));

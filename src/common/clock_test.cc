@@ -38,5 +38,18 @@ TEST(Rfc3339Test, RejectsGarbage) {
   }
 }
 
+// Issue 27 (found by fuzz_eval_flink): a year the nanosecond clock cannot hold overflowed a
+// signed 64-bit multiplication (undefined behaviour); it is now an error.
+TEST(ClockTest, Issue27TimesBeyondTheClocksRangeAreErrors) {
+  for (const char* text : {"4048-05-01T12:00:01Z", "9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z",
+                           "1600-01-01T00:00:00Z"}) {
+    auto t = ParseRfc3339(text);
+    ASSERT_FALSE(t.ok()) << text;
+    EXPECT_NE(t.status().message().find("out of range"), std::string::npos) << t.status().ToString();
+  }
+  EXPECT_TRUE(ParseRfc3339("2262-01-01T00:00:00Z").ok());
+  EXPECT_TRUE(ParseRfc3339("1700-01-01T00:00:00Z").ok());
+}
+
 }  // namespace
 }  // namespace trimtab

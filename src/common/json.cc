@@ -318,12 +318,24 @@ YamlBudget BudgetFor(std::string_view text) {
   return YamlBudget{.values_left = 2 * static_cast<int64_t>(text.size()) + 10000};
 }
 
+// Whether `s` holds a C0 control character (line breaks and tabs included) or DEL: written
+// double-quoted, as escapes; yaml-cpp may otherwise write it raw, and it would not read back
+// the same.
+bool HasControlCharacter(const std::string& s) {
+  return std::any_of(s.begin(), s.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u < 0x20 || u == 0x7f;
+  });
+}
+
 void EmitYaml(const Json& v, YAML::Emitter& out) {
   switch (v.type()) {
     case Json::value_t::object:
       out << YAML::BeginMap;
       for (auto it = v.begin(); it != v.end(); ++it) {
-        out << YAML::Key << it.key() << YAML::Value;
+        out << YAML::Key;
+        if (HasControlCharacter(it.key())) out << YAML::DoubleQuoted;
+        out << it.key() << YAML::Value;
         EmitYaml(it.value(), out);
       }
       out << YAML::EndMap;
@@ -336,7 +348,7 @@ void EmitYaml(const Json& v, YAML::Emitter& out) {
     case Json::value_t::string: {
       const std::string& s = v.get_ref<const std::string&>();
       // Quote strings that would otherwise read back as another type.
-      if (PlainScalarToJson(s).has_value()) {
+      if (PlainScalarToJson(s).has_value() || HasControlCharacter(s)) {
         out << YAML::DoubleQuoted << s;
       } else {
         out << s;

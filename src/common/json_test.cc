@@ -73,5 +73,15 @@ TEST(YamlTest, ErrorsNamePositionAndDuplicates) {
   EXPECT_NE(dup.status().message().find("a: duplicate key"), std::string::npos);
 }
 
+// Issue 27 (found by fuzz_yaml): strings and keys with control characters are written
+// double-quoted, as escapes, and read back the same.
+TEST(YamlTest, Issue27ControlCharactersRoundTrip) {
+  const Json doc = {{std::string("k\x01ey"), std::string("a\x01\x7f b\tc\x1b")},
+                    {"list", {std::string("\x02"), std::string("x\ny"), std::string("\x00z", 2)}}};
+  auto back = ParseYaml(ToYaml(doc), "ToYaml");
+  ASSERT_TRUE(back.ok()) << back.status().ToString() << "\n" << ToYaml(doc);
+  EXPECT_EQ(*back, doc) << ToYaml(doc);
+}
+
 }  // namespace
 }  // namespace trimtab

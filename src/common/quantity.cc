@@ -327,16 +327,23 @@ StatusOr<Quantity> Quantity::Parse(std::string_view text) {
     }
   }
 
-  // Slow path (upstream inf.Dec): exact digits, then rounded up to nano precision.
+  // Slow path (upstream inf.Dec): exact digits, then rounded up to nano precision. Trailing
+  // zeros of the digits go into the scale, so that the canonical form of a parsed value (which
+  // may append zeros to reach an exponent that is a multiple of 3) parses again.
+  std::string all_digits = std::string(parts.num) + std::string(parts.denom);
+  int64_t inf_scale =
+      static_cast<int64_t>(parts.denom.size());  // value = magnitude * 10^-inf_scale
+  while (all_digits.size() > 1 && all_digits.back() == '0') {
+    all_digits.pop_back();
+    --inf_scale;
+  }
   Uint128 magnitude = 0;
-  for (char c : std::string(parts.num) + std::string(parts.denom)) {
+  for (char c : all_digits) {
     if (MulOverflow(magnitude, 10, &magnitude) || magnitude > kMaxNanoMagnitude) {
       return QuantityError(text, "too many significant digits");
     }
     magnitude += static_cast<Uint128>(c - '0');
   }
-  int64_t inf_scale =
-      static_cast<int64_t>(parts.denom.size());  // value = magnitude * 10^-inf_scale
   if (suffix.base == 10) {
     inf_scale -= suffix.exponent;
   } else if (MulOverflow(magnitude, static_cast<Uint128>(1) << suffix.exponent, &magnitude)) {
@@ -351,14 +358,20 @@ StatusOr<Quantity> Quantity::Parse(std::string_view text) {
         const Uint128 div = Pow10U(static_cast<int>(drop));
         magnitude = magnitude / div + (magnitude % div != 0 ? 1 : 0);
       }
+      inf_scale = 9;
     } else if (inf_scale < 9) {
+      // Nano precision, unless that does not fit: a decimal value that large keeps its exact
+      // digits at a coarser scale (upstream's inf.Dec holds any size; it is a whole number).
       const int64_t grow = 9 - inf_scale;
-      if (grow > 38 || MulOverflow(magnitude, Pow10U(static_cast<int>(grow)), &magnitude) ||
-          magnitude > kMaxNanoMagnitude) {
+      Uint128 grown = 0;
+      if (grow <= 38 && !MulOverflow(magnitude, Pow10U(static_cast<int>(grow)), &grown) &&
+          grown <= kMaxNanoMagnitude) {
+        magnitude = grown;
+        inf_scale = 9;
+      } else if (suffix.base != 10 || -inf_scale > kMaxInt32) {
         return QuantityError(text, "value too large");
       }
     }
-    inf_scale = 9;
   }
   Format format = suffix.format;
   if (format == Format::kBinarySI) {
@@ -400,9 +413,10 @@ int64_t Quantity::ScaledValue(int32_t exponent) const {
       if (v % div == 0) return q;
       return v > 0 ? q + 1 : q - 1;
     }
-    // Multiply; upstream returns 0 when the result does not fit.
+    // Multiply; upstream returns 0 when the result does not fit. (Zero stays zero: no loop
+    // over an exponent of billions.)
     int64_t r = v;
-    for (int64_t i = 0; i < -dif; ++i) {
+    for (int64_t i = 0; i < -dif && r != 0; ++i) {
       if (__builtin_mul_overflow(r, int64_t{10}, &r)) return 0;
     }
     return r;
@@ -411,7 +425,9 @@ int64_t Quantity::ScaledValue(int32_t exponent) const {
   if (dif == 0) return static_cast<int64_t>(unscaled_);
   if (dif < 0) {
     uint64_t r = static_cast<uint64_t>(static_cast<int64_t>(unscaled_));
-    for (int64_t i = 0; i < -dif; ++i) r *= 10;  // wraps like Go int64 multiplication
+    // Wraps like Go int64 multiplication; after 64 factors of 10 (2^64 divides 10^64) the
+    // product is 0 and stays 0, so exponents of billions do not loop billions of times.
+    for (int64_t i = 0; i < -dif && r != 0; ++i) r *= 10;
     return static_cast<int64_t>(r);
   }
   if (dif > 38) return unscaled_ != 0 ? 1 : 0;  // truncates to 0, then +1

@@ -385,5 +385,36 @@ TEST(QuantityJsonTest, AcceptsStringsAndNumbers) {
             "spec.target.value: quantity \"12Ki5\": unable to parse quantity's suffix");
 }
 
+// Issue 27 (found by fuzz_quantity): the canonical form of a value beyond nano precision's
+// range appends zeros to reach an exponent that is a multiple of 3 and must parse again, to an
+// equal quantity, as upstream's inf.Dec does for any size.
+TEST(QuantityTest, Issue27CanonicalFormOfAHugeValueParsesAgain) {
+  for (const char* text : {"228209347758100002e19", "2282093477581000020e18",
+                           "123456789012345678901234567890e30", "1000000000000000000000E"}) {
+    auto q = Quantity::Parse(text);
+    ASSERT_TRUE(q.ok()) << text << ": " << q.status().ToString();
+    auto again = Quantity::Parse(q->String());
+    ASSERT_TRUE(again.ok()) << text << " -> " << q->String() << ": " << again.status().ToString();
+    EXPECT_EQ(again->Compare(*q), 0) << text << " -> " << q->String();
+  }
+  EXPECT_EQ(
+      Quantity::Parse("2282093477581000020e18")->Compare(*Quantity::Parse("228209347758100002e19")),
+      0);
+  EXPECT_EQ(Quantity::Parse("2282093477581000020e18")->String(), "2282093477581000020e18");
+  // Binary suffixes still cap (upstream caps BinarySI at its maximum; here it is an error).
+  EXPECT_FALSE(Quantity::Parse("1000000000000000000000000000000000000000Ei").ok());
+}
+
+// Issue 27 (found by fuzz_quantity): Value() of a quantity with an exponent of billions looped
+// once per power of ten; it is 0 (does not fit) at once, as upstream's answer.
+TEST(QuantityTest, Issue27HugeExponentsDoNotLoop) {
+  for (const char* text : {"1e2000000000", "0.5e2045597826", "123456789012345678901e2000000000"}) {
+    auto q = Quantity::Parse(text);
+    ASSERT_TRUE(q.ok()) << text << ": " << q.status().ToString();
+    EXPECT_EQ(q->Value(), 0) << text;
+    EXPECT_EQ(q->MilliValue(), 0) << text;
+  }
+}
+
 }  // namespace
 }  // namespace trimtab
