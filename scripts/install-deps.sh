@@ -13,6 +13,7 @@ packages=(
   libsqlite3-dev zlib1g-dev
   libspdlog-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang libclang-rt-dev  # libFuzzer and the sanitizer runtimes: `make sanitize-test`, fuzz preset
   python3 python3-kubernetes python3-yaml
   prometheus  # a real Prometheus for the custom-metric source's integration test
   chromium chromium-driver python3-selenium  # the dashboard's end-to-end test (headless)

@@ -5,12 +5,15 @@
 #include <atomic>
 #include <cctype>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <exception>
 #include <mutex>
 #include <optional>
 #include <thread>
 #include <unordered_map>
+
+#include <pthread.h>
 
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/dispatch.hpp>
@@ -232,6 +235,12 @@ class StreamImpl final : public ResponseStream {
 
 }  // namespace
 
+// Handlers run on the I/O threads and walk request and stored documents recursively, down to
+// the JSON nesting limit (10,000 levels, common/json.h). The threads get a stack sized for that
+// instead of the environment's default (glibc takes RLIMIT_STACK, 2 MiB when it is unlimited;
+// sanitizers need several times more per frame). Only touched pages are committed.
+constexpr size_t kIoThreadStackBytes = size_t{64} << 20;
+
 class HttpServer::Impl {
  public:
   explicit Impl(HttpServerOptions options, HttpHandler handler)
@@ -289,7 +298,7 @@ class HttpServer::Impl {
   net::io_context ioc_;
   tcp::acceptor acceptor_;
   net::executor_work_guard<net::io_context::executor_type> work_;
-  std::vector<std::thread> threads_;
+  std::vector<pthread_t> threads_;  // the I/O threads, kIoThreadStackBytes of stack each
   std::atomic<bool> stopping_{false};
   int port_ = 0;
   // Accept back-off; touched only on the acceptor's strand.
@@ -943,7 +952,24 @@ Status HttpServer::Impl::Listen() {
 void HttpServer::Impl::Run() {
   Accept();
   int n = std::max(1, options_.threads);
-  for (int i = 0; i < n; ++i) threads_.emplace_back([this] { ioc_.run(); });
+  auto run = [](void* impl) -> void* {
+    static_cast<Impl*>(impl)->ioc_.run();
+    return nullptr;
+  };
+  for (int i = 0; i < n; ++i) {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, kIoThreadStackBytes);
+    pthread_t thread;
+    int rc = pthread_create(&thread, &attr, run, this);
+    if (rc != 0) rc = pthread_create(&thread, nullptr, run, this);  // then the default stack
+    pthread_attr_destroy(&attr);
+    if (rc == 0) {
+      threads_.push_back(thread);
+    } else {
+      spdlog::error("http: cannot start an I/O thread: {}", std::strerror(rc));
+    }
+  }
 }
 
 void HttpServer::Impl::Accept() {
@@ -1018,7 +1044,7 @@ void HttpServer::Impl::Stop() {
   }
   work_.reset();
   ioc_.stop();
-  for (auto& t : threads_) t.join();
+  for (pthread_t t : threads_) pthread_join(t, nullptr);
   threads_.clear();
   {
     std::lock_guard<std::mutex> lock(sessions_mu_);

@@ -73,7 +73,8 @@ TEST_F(ApiServerTest, WorkloadKindsAreServedWithDiscoveryNames) {
   std::set<std::string> names;
   for (const Json& r : apis.body["resources"]) names.insert(r["name"].get<std::string>());
   EXPECT_TRUE(names.count("jobs") && names.count("cronjobs") && names.count("jobs/status"));
-  for (const Json& r : Get("/apis/networking.k8s.io/v1").body["resources"]) {
+  Reply networking = Get("/apis/networking.k8s.io/v1");  // the loop reads into its body
+  for (const Json& r : networking.body["resources"]) {
     if (r["name"] == "ingresses") {
       EXPECT_EQ(r["singularName"], "ingress");
     }

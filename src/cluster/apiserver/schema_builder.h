@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>  // Property holds a Json; default arguments build vectors of it
+
 #include "common/json.h"
 
 namespace trimtab::cluster::schema {
