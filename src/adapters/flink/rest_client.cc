@@ -1,5 +1,7 @@
 #include "adapters/flink/rest_client.h"
 
+#include <cmath>
+#include <limits>
 #include <random>
 
 #include <nlohmann/json.hpp>
@@ -12,10 +14,17 @@ std::string FirstLine(const std::string& s) {
   return nl == std::string::npos ? s : s.substr(0, nl);
 }
 
+// A number field as int64; a floating-point value beyond int64 is clamped (converting it was
+// undefined behaviour: issue 27, found by fuzz_flink_rest), NaN is the fallback.
 int64_t Int(const Json& j, const char* key, int64_t fallback = 0) {
   auto it = j.find(key);
   if (it == j.end() || !it->is_number()) return fallback;
-  return it->is_number_integer() ? it->get<int64_t>() : static_cast<int64_t>(it->get<double>());
+  if (it->is_number_integer()) return it->get<int64_t>();
+  const double d = it->get<double>();
+  if (std::isnan(d)) return fallback;
+  if (d >= 9223372036854775807.0) return std::numeric_limits<int64_t>::max();
+  if (d <= -9223372036854775808.0) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(d);
 }
 
 std::string Str(const Json& j, const char* key) {

@@ -1,7 +1,10 @@
 // FlinkRestClient against the FakeFlinkRestServer (real HTTP on loopback).
 #include "adapters/flink/rest_client.h"
 
+#include <limits>
+
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "adapters/flink/tcp_probe.h"
@@ -191,6 +194,20 @@ TEST(TcpProbeTest, OpenRefusedAndBadHost) {
   EXPECT_EQ(*HostPortOf("http://sm-rest.prod:8081"), std::make_pair(std::string("sm-rest.prod"), 8081));
   EXPECT_EQ(*HostPortOf("https://[::1]/x"), std::make_pair(std::string("::1"), 443));
   EXPECT_FALSE(HostPortOf("sm-rest:8081").ok());
+}
+
+// Issue 27 (found by fuzz_flink_rest): a checkpoint id or count Flink would never send, as a
+// huge floating-point number, converted to int64 with undefined behaviour; it is clamped.
+TEST(ParseCheckpointStatsTest, Issue27HugeNumbersAreClamped) {
+  const Json doc = Json::parse(R"({"counts": {"in_progress": 1e300, "completed": -1e300,
+      "failed": 2.5},
+      "latest": {"completed": {"id": 5.5e51, "status": "COMPLETED", "trigger_timestamp": 1}}})");
+  CheckpointStats stats = ParseCheckpointStats(doc);
+  EXPECT_EQ(stats.in_progress, std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(stats.completed, std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(stats.failed, 2);
+  ASSERT_TRUE(stats.latest_completed.has_value());
+  EXPECT_EQ(stats.latest_completed->id, std::numeric_limits<int64_t>::max());
 }
 
 }  // namespace
