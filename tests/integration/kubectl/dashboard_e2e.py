@@ -201,14 +201,22 @@ def main():
                     "for (const r of document.querySelectorAll('#jobs tbody tr'))"
                     "  if (r.cells[2].textContent === arguments[0]) r.click()", NAME)
 
+                # Live updates re-render the charts at any time, so each check reads the
+                # page in one script instead of holding element references across renders.
                 def points():
-                    lines = browser.find_elements(By.CSS_SELECTOR, "#charts polyline.series")
-                    counts = [int(x.get_attribute("data-points") or 0) for x in lines]
+                    counts = browser.execute_script(
+                        "return Array.from(document.querySelectorAll('#charts polyline.series'))"
+                        ".map(l => parseInt(l.getAttribute('data-points') || '0', 10))")
                     expect(counts and max(counts) >= 2, "series points: %s" % counts)
                     return True
                 wait_until(points, timeout=60, what="a chart with points")
-                legend = browser.find_element(By.ID, "charts").text
-                expect_in(SOURCE_NAME, legend, "the chart legends (vertex names, as text)")
+
+                def legend_names_vertices():
+                    legend = browser.execute_script(
+                        "return document.getElementById('charts').innerText")
+                    expect_in(SOURCE_NAME, legend, "the chart legends (vertex names, as text)")
+                    return True
+                wait_until(legend_names_vertices, timeout=15, what="the chart legends")
             c.run("a chart has points, its legend names the vertices", chart_has_points)
 
             def decision_opens_log():
@@ -221,7 +229,7 @@ def main():
                     "m[m.length - 1].dispatchEvent(new MouseEvent('click', {bubbles: true}))")
                 wait_until(lambda: browser.find_element(By.ID, "log").is_displayed(), timeout=10,
                            what="the decision log to open")
-                log = browser.find_element(By.ID, "log").text
+                log = browser.execute_script("return document.getElementById('log').innerText")
                 # Scaled, or Vetoed / Blocked when a default safeguard (scale-guard) says no.
                 expect(re.search(r"Decision log: (Scaled|Vetoed|Blocked)", log), log[:300])
                 for needle in ("collect", "evaluate", "decide", "shape", "Executor plugins",
@@ -237,7 +245,7 @@ def main():
                 imgs = browser.execute_script(
                     "return Array.from(document.querySelectorAll('img, script:not([src])')).length")
                 expect(imgs == 0, "%d elements came from data" % imgs)
-                page = browser.find_element(By.TAG_NAME, "body").text
+                page = browser.execute_script("return document.body.innerText")
                 expect_in(SINK_NAME.strip(), page, "the page text")
                 problems = [e for e in browser.get_log("browser")
                             if e.get("level") == "SEVERE" and "favicon" not in e.get("message", "")]
