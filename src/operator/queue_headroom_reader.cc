@@ -1,8 +1,11 @@
 #include "operator/queue_headroom_reader.h"
 
 #include <map>
+#include <mutex>
+#include <string>
 
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
 #include "common/quantity.h"
 
@@ -47,13 +50,50 @@ void SetShape(const QueueJobShape& job, core::QueueHeadroom* h) {
   h->task_managers = job.task_managers;
 }
 
-// cluster_total and node_free from the nodes and the pods bound to them; node_free stays unset
-// when either list fails.
+// node_free unknown for `why`; logged as a warning the first time and whenever the reason
+// changes (a reader runs every autoscaler cycle of every job: no warning per cycle).
+void NodeRoomUnknown(std::string why, core::QueueHeadroom* h) {
+  static std::mutex mu;
+  static std::string last;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (last != why) {
+      last = why;
+      spdlog::warn(
+          "autoscaler: the free room on the nodes is unknown ({}); scale-guard and queue-capacity "
+          "leave node room out of their decisions until the operator may list nodes and pods in "
+          "all namespaces (docs/deploy.md)",
+          why);
+    }
+  }
+  h->node_free.reset();
+  h->node_free_unknown = std::move(why);
+}
+
+// cluster_total from the nodes, node_free from the nodes and the pods bound to them; node_free
+// stays unset (with the reason) when either list fails.
 void ReadNodes(const kube::KubeClient& client, core::QueueHeadroom* out) {
   core::QueueHeadroom& h = *out;
   StatusOr<std::vector<Json>> nodes = client.List(kNodes, "", {});
+  if (!nodes.ok()) {
+    NodeRoomUnknown("list nodes: " + nodes.status().message(), &h);
+    return;
+  }
+  std::vector<const Json*> schedulable;
+  for (const Json& node : *nodes) {
+    if (!Schedulable(node)) continue;
+    schedulable.push_back(&node);
+    Add(&h.cluster_total,
+        Amounts(node.value("status", Json::object()).value("allocatable", Json::object())));
+  }
+  // Free room means every tenant's pods, so this List is cluster-wide. An operator installed
+  // for some namespaces only (deploy/overlays/single-namespace) may not make it: the room is
+  // then unknown, said once in the log and in every decision that would have used it.
   StatusOr<std::vector<Json>> pods = client.List(kube::PodsResource(), "", {});
-  if (!nodes.ok() || !pods.ok()) return;  // node_free stays unknown
+  if (!pods.ok()) {
+    NodeRoomUnknown("list pods in all namespaces: " + pods.status().message(), &h);
+    return;
+  }
   std::map<std::string, core::ResourceAmounts> used;
   for (const Json& pod : *pods) {
     const Json spec_p = pod.value("spec", Json::object());
@@ -65,12 +105,10 @@ void ReadNodes(const kube::KubeClient& client, core::QueueHeadroom* out) {
     }
   }
   std::vector<core::ResourceAmounts> free;
-  for (const Json& node : *nodes) {
-    if (!Schedulable(node)) continue;
+  for (const Json* node : schedulable) {
     const core::ResourceAmounts alloc =
-        Amounts(node.value("status", Json::object()).value("allocatable", Json::object()));
-    Add(&h.cluster_total, alloc);
-    const core::ResourceAmounts& u = used[kube::ObjectName(node)];
+        Amounts(node->value("status", Json::object()).value("allocatable", Json::object()));
+    const core::ResourceAmounts& u = used[kube::ObjectName(*node)];
     free.push_back({.cpu = alloc.cpu.value_or(0) - u.cpu.value_or(0),
                     .memory_bytes = alloc.memory_bytes.value_or(0) - u.memory_bytes.value_or(0)});
   }

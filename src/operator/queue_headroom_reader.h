@@ -9,6 +9,10 @@
 //
 // One Get and three Lists per call (the autoscaler calls it once per cycle of a job in a queue).
 // A missing queue gives exists = false; a failed read gives `error` (the plugin then vetoes).
+// The pods are listed in all namespaces (free room counts every tenant's pods); when that List
+// (or the nodes') is refused, as for an operator installed for some namespaces only, node_free
+// stays unset with the reason in node_free_unknown (cluster_total is still set when the nodes
+// could be read), and the reason is logged as a warning once.
 //
 // Thread-safety: safe for concurrent use (the client is).
 #pragma once
@@ -31,8 +35,8 @@ core::QueueHeadroom ReadQueueHeadroom(const kube::KubeClient& client, const std:
                                       const QueueJobShape& job);
 
 // The nodes' part alone, for a job outside a Volcano queue (ExecutorContext::cluster, the
-// scale-guard plugin): the shape, cluster_total and node_free (unset when a List fails); two
-// Lists per call.
+// scale-guard plugin): the shape, cluster_total and node_free (unset, with node_free_unknown,
+// when a List fails); two Lists per call.
 core::QueueHeadroom ReadNodeHeadroom(const kube::KubeClient& client, const QueueJobShape& job);
 
 }  // namespace trimtab::op

@@ -37,6 +37,9 @@ struct QueueHeadroom {
   // Per ready, schedulable node: allocatable minus the requests of the pods bound to it that are
   // not finished. nullopt: unknown (the nodes could not be listed).
   std::optional<std::vector<ResourceAmounts>> node_free;
+  // Why node_free is unset, when it is (the list that failed and the API server's answer, e.g.
+  // a namespace-scoped install that may not list pods across the cluster); "" otherwise.
+  std::string node_free_unknown;
   ResourceAmounts task_manager;   // what one TaskManager pod requests
   int slots_per_task_manager = 1;
   int task_managers = 0;          // this job's TaskManager pods now

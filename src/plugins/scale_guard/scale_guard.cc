@@ -117,9 +117,13 @@ StatusOr<core::ExecutorResult> ScaleGuard::Execute(const core::ExecutorContext& 
 
   // 2. The room on the nodes (jobs outside a Volcano queue).
   std::string room;
+  std::string room_unknown;  // why the room was not checked, when the operator said why
   if (options_.cluster_room && context.cluster && !context.queue) {
     const core::QueueHeadroom& c = *context.cluster;
     const std::optional<int64_t> fit = TaskManagersThatFit(c);
+    if (!fit && !c.node_free_unknown.empty()) {
+      room_unknown = "the nodes' free room is unknown (" + c.node_free_unknown + ")";
+    }
     if (fit) {
       const int spt = std::max(1, c.slots_per_task_manager);
       const int64_t allowed_tms = c.task_managers + *fit;
@@ -147,12 +151,18 @@ StatusOr<core::ExecutorResult> ScaleGuard::Execute(const core::ExecutorContext& 
   }
 
   if (limited.empty() && room.empty()) {
+    if (!room_unknown.empty()) {
+      return core::ExecutorResult::Approve("every scale-up within " +
+                                           FormatFixed(options_.max_factor, 1) +
+                                           "x its running parallelism; " + room_unknown);
+    }
     return core::ExecutorResult::Approve("every scale-up within " +
                                          FormatFixed(options_.max_factor, 1) +
                                          "x its running parallelism and the free room");
   }
   std::string reason = limited;
   if (!room.empty()) reason += (reason.empty() ? "" : "; ") + room;
+  if (!room_unknown.empty()) reason += (reason.empty() ? "" : "; ") + room_unknown;
   return core::ExecutorResult::Modify(std::move(bounded), reason);
 }
 

@@ -123,6 +123,27 @@ TEST(ScaleGuardTest, UnknownRoomOrQueueJobsKeepOnlyTheFactor) {
   EXPECT_EQ(r->verdict, ChainVerdict::kApprove);
 }
 
+// deploy/overlays/single-namespace: the operator may not list pods in all namespaces, so the room
+// is unknown; the decision says so rather than claiming the room was checked.
+TEST(ScaleGuardTest, RoomUnknownForAReasonIsSaidInTheDecision) {
+  Json state;
+  core::ExecutorContext c = Context({2});
+  c.cluster = Nodes({0.5}, 1);
+  c.cluster->node_free.reset();
+  c.cluster->node_free_unknown = "list pods in all namespaces: pods is forbidden";
+  auto r = Guard(c, {{"v0", Summary(2, 6)}}, &state);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->verdict, ChainVerdict::kApprove);
+  EXPECT_EQ(r->reason,
+            "every scale-up within 4.0x its running parallelism; the nodes' free room is unknown "
+            "(list pods in all namespaces: pods is forbidden)");
+  r = Guard(c, {{"v0", Summary(2, 16)}}, &state);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->verdict, ChainVerdict::kModify);
+  EXPECT_NE(r->reason.find("limited to 8"), std::string::npos) << r->reason;
+  EXPECT_NE(r->reason.find("free room is unknown"), std::string::npos) << r->reason;
+}
+
 TEST(ScaleGuardTest, ImplausibleMetricsVetoEvenAScaleDown) {
   Json state;
   core::ExecutorContext c = Context({4});
