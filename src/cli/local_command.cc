@@ -29,7 +29,7 @@
 #include "dashboard/dashboard.h"
 #include "operator/bundled_crds.h"
 #include "operator/operator.h"
-#include "sim/flink_cluster/flink_pod_runner.h"
+#include "cluster/flink/flink_pod_runner.h"
 
 namespace trimtab::cli {
 namespace {

@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "adapters/http/client.h"
-#include "sim/flink_cluster/cluster_test_util.h"
-#include "sim/flink_cluster/rest_server.h"
+#include "cluster/flink/cluster_test_util.h"
+#include "cluster/flink/rest_server.h"
 #include "sim/key_groups.h"
 #include "sim/rng.h"
 #include "sim/policies/registry.h"

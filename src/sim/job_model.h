@@ -26,7 +26,7 @@
 // partition's read offset to the committed offset: nothing is skipped and the re-read records
 // are counted in reprocessed_records().
 //
-// Owners that run the model as a Flink job (src/sim/flink_cluster) also use: Hold()/Release()
+// Owners that run the model as a Flink job (src/cluster/flink) also use: Hold()/Release()
 // to keep the tasks down while resources are missing, TriggerCheckpoint() for savepoints and
 // manual checkpoints, TakeCheckpointEvents() to learn which snapshots completed (with the
 // offsets they captured), and SetPartitionOffsets() to start from restored offsets.

@@ -216,7 +216,7 @@ TEST(JobModel, OffsetsExactlyOnceAcrossFailover) {
   EXPECT_NEAR(m->total_processed(1), 4 * 2'500 + 500, 1e-6);
 }
 
-// ---- Owner controls used by the simulated Flink cluster (src/sim/flink_cluster) ---------------
+// ---- Owner controls used by the simulated Flink cluster (src/cluster/flink) ---------------
 
 TEST(JobModel, HoldKeepsTasksDownWhileInputArrivesAndReleaseRunsThePausedDowntime) {
   JobSpec spec = Chain({Source("src", 1, 2, 1e6), Op("sink", 1, 1e6)});

@@ -1,5 +1,5 @@
 // `trimtab autoscale` against trimtab local's simulated Flink clusters over real HTTP (the
-// JobManager REST API of src/sim/flink_cluster), on a ManualClock: discovery of a cluster's jobs,
+// JobManager REST API of src/cluster/flink), on a ManualClock: discovery of a cluster's jobs,
 // a decision through the operator's autoscaler, the in-place rescale through the
 // resource-requirements API (same job id, new parallelism), the state in SQLite surviving a
 // restart, the decision log, and the cases where nothing may be applied.
@@ -14,8 +14,8 @@
 
 #include "adapters/flink/rest_client.h"
 #include "adapters/state/sqlite_state_store.h"
-#include "sim/flink_cluster/cluster_test_util.h"
-#include "sim/flink_cluster/rest_server.h"
+#include "cluster/flink/cluster_test_util.h"
+#include "cluster/flink/rest_server.h"
 #include "standalone/job_list_fetcher.h"
 #include "standalone/rescale_api_realizer.h"
 

@@ -4,7 +4,7 @@
 // default runner (containers that run until stopped, or until the failure/exit annotations of
 // docs/local-cluster.md say otherwise).
 //
-// The simulated Flink JobManager is a PodRunner (src/sim/flink_cluster): it claims JobManager pods
+// The simulated Flink JobManager is a PodRunner (src/cluster/flink): it claims JobManager pods
 // and serves the Flink REST API on the pod IP.
 //
 // Usage (kubelet side):
