@@ -1,5 +1,5 @@
 // `trimtab scenario from-flink URL`: a `trimtab simulate` scenario measured from a running Flink
-// job (src/cli/scenario_capture.h, docs/simulate.md "Capturing a running job").
+// job (src/sim/capture/scenario_capture.h, docs/simulate.md "Capturing a running job").
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -10,7 +10,7 @@
 
 #include "adapters/http/client.h"
 #include "cli/commands.h"
-#include "cli/scenario_capture.h"
+#include "sim/capture/scenario_capture.h"
 #include "common/flink_values.h"
 
 namespace trimtab::cli {

@@ -97,7 +97,7 @@ def main():
         check(r4.returncode == 1 and "--series: cannot open" in r4.stderr,
               f"an unwritable series fails with the flag's name (exit {r4.returncode}: {r4.stderr})")
 
-        # `trimtab scenario from-flink`: what it needs is a running job (cli_scenario_capture_test
+        # `trimtab scenario from-flink`: what it needs is a running job (sim_scenario_capture_test
         # captures one); here, that its errors name the request or the flag.
         r5 = subprocess.run([a.trimtab, "scenario", "from-flink", "http://127.0.0.1:1",
                              "--samples", "1", "--timeout", "2 s"],

@@ -1,7 +1,7 @@
 // CaptureScenario against the simulated Flink cluster over real HTTP: the job is one whose true
 // capacities we know (the simulator's job spec), so the captured scenario must find them again,
 // and it must parse as a scenario `trimtab simulate` runs.
-#include "cli/scenario_capture.h"
+#include "sim/capture/scenario_capture.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "cli/scenario_capture.h"
+#include "sim/capture/scenario_capture.h"
 
 #include <algorithm>
 #include <cctype>
