@@ -6,7 +6,7 @@
 
 #include "api/flink_spec.h"
 #include "common/status.h"
-#include "operator/operator.h"
+#include "operator/wiring/operator.h"
 
 namespace trimtab::cli {
 

@@ -27,8 +27,8 @@
 #include "common/feature_gates.h"
 #include "core/scheduling/scheduler_config.h"
 #include "dashboard/dashboard.h"
-#include "operator/bundled_crds.h"
-#include "operator/operator.h"
+#include "operator/wiring/bundled_crds.h"
+#include "operator/wiring/operator.h"
 #include "cluster/flink/flink_pod_runner.h"
 
 namespace trimtab::cli {

@@ -19,7 +19,7 @@
 #include "cli/commands.h"
 #include "common/flink_values.h"
 #include "dashboard/dashboard.h"
-#include "operator/operator.h"
+#include "operator/wiring/operator.h"
 
 namespace trimtab::cli {
 namespace {

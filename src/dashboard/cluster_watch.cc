@@ -1,6 +1,6 @@
 #include "dashboard/cluster_watch.h"
 
-#include "operator/kube_resources.h"
+#include "operator/controller_shared/kube_resources.h"
 
 namespace trimtab::dashboard {
 namespace {

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "operator/bundled_crds.h"
+#include "operator/wiring/bundled_crds.h"
 
 namespace trimtab::dashboard {
 

@@ -8,7 +8,7 @@
 #include "adapters/http/test_client.h"
 #include "adapters/state/configmap_state_store.h"
 #include "cluster/apiserver/apiserver_test_util.h"
-#include "operator/bundled_crds.h"
+#include "operator/wiring/bundled_crds.h"
 
 namespace trimtab::dashboard {
 namespace {

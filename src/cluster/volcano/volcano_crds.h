@@ -16,7 +16,7 @@
 
 #include "adapters/kube/kube_client.h"
 #include "common/status.h"
-#include "operator/bundled_crds.h"
+#include "operator/wiring/bundled_crds.h"
 
 namespace trimtab::cluster::volcano {
 

@@ -150,7 +150,7 @@ StatusOr<std::unique_ptr<OperatorAutoscaler>> OperatorAutoscaler::Create(
   if (o.event_handler != nullptr) {
     a->events_ = o.event_handler;
   } else {
-    // Named as the operator names its own Events (operator/events.h), so a FlinkDeployment's
+    // Named as the operator names its own Events (operator/controller_shared/events.h), so a FlinkDeployment's
     // Events follow one scheme.
     a->recorder_ = std::make_unique<kube::EventRecorder>(
         kube::EventRecorderOptions{.client = o.kube,

@@ -13,9 +13,9 @@
 
 #include "api/lifecycle.h"
 #include "api/reconciled_spec.h"
-#include "operator/flink_deployment_controller.h"
-#include "operator/flink_session_job_controller.h"
-#include "operator/kube_resources.h"
+#include "operator/deployment/flink_deployment_controller.h"
+#include "operator/session_job/flink_session_job_controller.h"
+#include "operator/controller_shared/kube_resources.h"
 #include "operator/testing/operator_test_env.h"
 
 namespace trimtab::op::testing {

@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "operator/jm_resources.h"
-#include "operator/kube_resources.h"
+#include "operator/decisions/jm_resources.h"
+#include "operator/controller_shared/kube_resources.h"
 
 namespace trimtab::op::testing {
 namespace {

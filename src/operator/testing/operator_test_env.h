@@ -16,7 +16,7 @@
 #include "adapters/kube/kube_client.h"
 #include "api/flink_resources.h"
 #include "cluster/apiserver/apiserver.h"
-#include "operator/controller_deps.h"
+#include "operator/controller_shared/controller_deps.h"
 
 namespace trimtab::op::testing {
 
