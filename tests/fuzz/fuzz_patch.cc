@@ -2,9 +2,9 @@
 // merge patch (as for a Deployment) give a result or an error, never a crash.
 #include <nlohmann/json.hpp>
 
-#include "cluster/apiserver/builtin_types.h"
-#include "cluster/apiserver/patch.h"
-#include "cluster/apiserver/strategic_merge.h"
+#include "cluster/apiserver/surface/builtin_types.h"
+#include "cluster/apiserver/storage/patch.h"
+#include "cluster/apiserver/surface/strategic_merge.h"
 #include "common/json.h"
 #include "fuzz_util.h"
 

@@ -1,7 +1,7 @@
 // The API server's Kubernetes-protobuf body decoder: any bytes give an object or an ApiError.
 #include <nlohmann/json.hpp>
 
-#include "cluster/apiserver/protobuf_decode.h"
+#include "cluster/apiserver/handlers/protobuf_decode.h"
 #include "fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -11,7 +11,7 @@
 #include "adapters/kube/kube_client.h"
 #include "adapters/kube/rest_config.h"
 #include "cluster/apiserver/apiserver.h"
-#include "cluster/apiserver/gc.h"
+#include "cluster/apiserver/storage/gc.h"
 
 namespace trimtab::adapters {
 namespace {

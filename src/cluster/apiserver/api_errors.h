@@ -19,7 +19,7 @@
 #include <variant>
 #include <vector>
 
-#include "cluster/apiserver/resource_registry.h"
+#include "cluster/apiserver/surface/resource_registry.h"
 #include "common/json.h"
 #include "common/status.h"
 

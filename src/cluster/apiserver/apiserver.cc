@@ -7,15 +7,15 @@
 
 #include "cluster/apiserver/auth/auth_layer.h"
 #include "cluster/apiserver/auth/local_credentials.h"
-#include "cluster/apiserver/builtin_types.h"
-#include "cluster/apiserver/crd.h"
-#include "cluster/apiserver/gc.h"
-#include "cluster/apiserver/namespace_lifecycle.h"
-#include "cluster/apiserver/object_meta.h"
-#include "cluster/apiserver/pod_priority_admission.h"
-#include "cluster/apiserver/request_metrics.h"
-#include "cluster/apiserver/service_ips.h"
-#include "cluster/apiserver/watch.h"
+#include "cluster/apiserver/surface/builtin_types.h"
+#include "cluster/apiserver/surface/crd.h"
+#include "cluster/apiserver/storage/gc.h"
+#include "cluster/apiserver/storage/namespace_lifecycle.h"
+#include "cluster/apiserver/storage/object_meta.h"
+#include "cluster/apiserver/admission/pod_priority_admission.h"
+#include "cluster/apiserver/handlers/request_metrics.h"
+#include "cluster/apiserver/admission/service_ips.h"
+#include "cluster/apiserver/storage/watch.h"
 
 namespace trimtab::cluster {
 

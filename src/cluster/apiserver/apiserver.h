@@ -28,10 +28,10 @@
 #include <vector>
 
 #include "adapters/http/x509.h"
-#include "cluster/apiserver/handlers.h"
-#include "cluster/apiserver/metrics_apis.h"
-#include "cluster/apiserver/object_service.h"
-#include "cluster/apiserver/resource_registry.h"
+#include "cluster/apiserver/handlers/handlers.h"
+#include "cluster/apiserver/handlers/metrics_apis.h"
+#include "cluster/apiserver/storage/object_service.h"
+#include "cluster/apiserver/surface/resource_registry.h"
 #include "cluster/store/store.h"
 #include "common/clock.h"
 #include "common/metrics_registry.h"

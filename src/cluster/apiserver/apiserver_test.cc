@@ -7,8 +7,8 @@
 #include <thread>
 
 #include "cluster/apiserver/apiserver_test_util.h"
-#include "cluster/apiserver/protobuf_decode.h"
-#include "cluster/apiserver/watch.h"
+#include "cluster/apiserver/handlers/protobuf_decode.h"
+#include "cluster/apiserver/storage/watch.h"
 
 namespace trimtab::cluster::testing {
 namespace {

@@ -14,9 +14,9 @@
 
 #include "adapters/http/test_client.h"
 #include "cluster/apiserver/apiserver.h"
-#include "cluster/apiserver/gc.h"
-#include "cluster/apiserver/namespace_lifecycle.h"
-#include "cluster/apiserver/watch.h"
+#include "cluster/apiserver/storage/gc.h"
+#include "cluster/apiserver/storage/namespace_lifecycle.h"
+#include "cluster/apiserver/storage/watch.h"
 
 namespace trimtab::cluster::testing {
 

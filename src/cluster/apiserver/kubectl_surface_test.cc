@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cluster/apiserver/apiserver_test_util.h"
-#include "cluster/apiserver/protobuf_messages.h"
+#include "cluster/apiserver/handlers/protobuf_messages.h"
 
 namespace trimtab::cluster::testing {
 namespace {

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cluster/apiserver/apiserver_test_util.h"
-#include "cluster/apiserver/service_ips.h"
+#include "cluster/apiserver/admission/service_ips.h"
 
 namespace trimtab::cluster::testing {
 namespace {

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "cluster/apiserver/metrics_apis.h"
+#include "cluster/apiserver/handlers/metrics_apis.h"
 
 namespace trimtab::cluster::metrics {
 

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "cluster/apiserver/metrics_apis.h"
+#include "cluster/apiserver/handlers/metrics_apis.h"
 #include "cluster/metrics/streaming_source.h"
 #include "common/label_selector.h"
 

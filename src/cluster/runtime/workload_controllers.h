@@ -1,4 +1,4 @@
-// WorkloadControllers: the controllers of the kinds in apiserver/workload_types.h, started and
+// WorkloadControllers: the controllers of the kinds in apiserver/surface/workload_types.h, started and
 // stopped together by the Runtime: Jobs, CronJobs, StatefulSets, DaemonSets, the
 // PersistentVolume binder and local provisioner, and PodDisruptionBudget status.
 //

@@ -7,9 +7,9 @@
 
 #include "cluster/apiserver/auth/host_check.h"
 #include "cluster/apiserver/auth/rbac_types.h"
-#include "cluster/apiserver/handler_util.h"
-#include "cluster/apiserver/object_meta.h"
-#include "cluster/apiserver/request_info.h"
+#include "cluster/apiserver/handlers/handler_util.h"
+#include "cluster/apiserver/storage/object_meta.h"
+#include "cluster/apiserver/handlers/request_info.h"
 
 namespace trimtab::cluster::auth {
 

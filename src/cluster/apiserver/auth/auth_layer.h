@@ -53,7 +53,7 @@
 #include "adapters/http/server.h"
 #include "cluster/apiserver/auth/rbac_authorizer.h"
 #include "cluster/apiserver/auth/service_account_tokens.h"
-#include "cluster/apiserver/object_service.h"
+#include "cluster/apiserver/storage/object_service.h"
 
 namespace trimtab::cluster::auth {
 

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cluster/apiserver/protobuf_decode.h"
+#include "cluster/apiserver/handlers/protobuf_decode.h"
 
 namespace trimtab::cluster::auth {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cluster/apiserver/schema_builder.h"
+#include "cluster/apiserver/surface/schema_builder.h"
 
 namespace trimtab::cluster::auth {
 namespace {

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "cluster/apiserver/resource_registry.h"
+#include "cluster/apiserver/surface/resource_registry.h"
 #include "common/json.h"
 
 namespace trimtab::cluster::auth {
