@@ -151,11 +151,22 @@ struct Entry {
   std::string subresource;
   std::string api_version;
   std::string time;
-  FieldSet fields;
-  Json extra;  // the entry as stored (kept for fields this code does not model)
+  FieldSet fields;        // valid when parsed
+  Json extra;             // the entry as stored
+  bool parsed = true;     // false: fields not read (the write cannot touch them)
+  bool dirty = false;     // fields or time changed: written anew from the members above
 };
 
-std::vector<Entry> ParseEntries(const Json& object) {
+void EnsureParsed(Entry& e) {
+  if (e.parsed) return;
+  e.fields = FromFieldsV1(e.extra.value("fieldsV1", Json::object()));
+  e.parsed = true;
+}
+
+// The entries of `object`. With `tops`, an entry that owns nothing under any of those top-level
+// elements ("f:status") is left unparsed: a write confined to them cannot change it, and parsing
+// every entry on every status write cost more than the rest of the write.
+std::vector<Entry> ParseEntries(const Json& object, const std::set<std::string>* tops = nullptr) {
   std::vector<Entry> entries;
   const Json* list = nullptr;
   if (object.is_object() && object.contains("metadata") && object["metadata"].is_object() &&
@@ -171,8 +182,13 @@ std::vector<Entry> ParseEntries(const Json& object) {
     entry.subresource = e.value("subresource", "");
     entry.api_version = e.value("apiVersion", "");
     entry.time = e.value("time", "");
-    entry.fields = FromFieldsV1(e.value("fieldsV1", Json::object()));
     entry.extra = e;
+    entry.parsed = false;
+    bool touched = tops == nullptr;
+    if (!touched && e.contains("fieldsV1") && e["fieldsV1"].is_object()) {
+      for (const std::string& top : *tops) touched = touched || e["fieldsV1"].contains(top);
+    }
+    if (touched) EnsureParsed(entry);
     entries.push_back(std::move(entry));
   }
   return entries;
@@ -181,6 +197,10 @@ std::vector<Entry> ParseEntries(const Json& object) {
 void StoreEntries(std::vector<Entry> entries, Json* object) {
   Json list = Json::array();
   for (Entry& e : entries) {
+    if (!e.dirty && e.extra.is_object()) {
+      if (!e.parsed || !e.fields.empty()) list.push_back(std::move(e.extra));
+      continue;
+    }
     if (e.fields.empty()) continue;
     Json out = {{"manager", e.manager},
                 {"operation", e.operation},
@@ -204,10 +224,13 @@ Entry& FindOrAdd(std::vector<Entry>& entries, const FieldManager& who, const std
                  const std::string& subresource, const std::string& api_version) {
   for (Entry& e : entries) {
     if (e.manager == who.manager && e.operation == operation && e.subresource == subresource) {
+      EnsureParsed(e);
+      e.dirty = true;
       return e;
     }
   }
   Entry e;
+  e.dirty = true;
   e.manager = who.manager;
   e.operation = operation;
   e.subresource = subresource;
@@ -416,10 +439,8 @@ void AddedMaps(const FlatFields& before, const FlatFields& after, FieldSet* chan
 
 void TrackUpdate(const ResourceType& type, const Json* old, Json* next, const FieldManager& who,
                  const Json& requested) {
-  std::vector<Entry> entries;
   const bool reset = requested.is_array() && requested.size() == 1 &&
                      requested[0].is_object() && requested[0].empty();
-  if (old && !reset) entries = ParseEntries(*old);
   const FlatFields before = old ? Flatten(type, *old, who.subresource) : FlatFields();
   const FlatFields after = Flatten(type, *next, who.subresource);
   FieldSet changed;
@@ -434,22 +455,48 @@ void TrackUpdate(const ResourceType& type, const Json* old, Json* next, const Fi
   for (const auto& [path, value] : before) {
     if (!after.count(path)) removed.insert(path);
   }
+  Json& meta = (*next)["metadata"];
+  if (!meta.is_object()) meta = Json::object();
+  if (changed.empty() && removed.empty()) {
+    // Nothing this manager could own changed: the stored entries stay as they are.
+    const Json* kept = old && !reset && old->contains("metadata") && (*old)["metadata"].is_object()
+                           ? &(*old)["metadata"]
+                           : nullptr;
+    if (kept && kept->contains("managedFields")) {
+      meta["managedFields"] = (*kept)["managedFields"];
+    } else {
+      meta.erase("managedFields");
+    }
+    return;
+  }
   if (!changed.empty()) AddedMaps(before, after, &changed);
-  if (!changed.empty() || !removed.empty()) {
-    for (Entry& e : entries) {
-      for (const FieldPath& p : changed) e.fields.erase(p);
-      for (const FieldPath& p : removed) e.fields.erase(p);
-      // A map owned as a whole goes with its last key.
-      for (auto it = e.fields.begin(); it != e.fields.end();) {
-        it = OwnedWhenAdded(*it) && !HasPrefix(after, *it) ? e.fields.erase(it) : std::next(it);
+  std::set<std::string> tops;
+  for (const FieldSet* set : {&changed, &removed}) {
+    for (const FieldPath& p : *set) tops.insert(p.substr(0, p.find(kSep)));
+  }
+  std::vector<Entry> entries;
+  if (old && !reset) entries = ParseEntries(*old, &tops);
+  for (Entry& e : entries) {
+    if (!e.parsed) continue;
+    size_t erased = 0;
+    for (const FieldPath& p : changed) erased += e.fields.erase(p);
+    for (const FieldPath& p : removed) erased += e.fields.erase(p);
+    // A map owned as a whole goes with its last key.
+    for (auto it = e.fields.begin(); it != e.fields.end();) {
+      if (OwnedWhenAdded(*it) && !HasPrefix(after, *it)) {
+        it = e.fields.erase(it);
+        ++erased;
+      } else {
+        ++it;
       }
     }
-    if (!changed.empty()) {
-      Entry& mine = FindOrAdd(entries, who, "Update", who.subresource, type.GroupVersion());
-      mine.fields.insert(changed.begin(), changed.end());
-      mine.time = who.time;
-      mine.api_version = type.GroupVersion();
-    }
+    if (erased > 0) e.dirty = true;
+  }
+  if (!changed.empty()) {
+    Entry& mine = FindOrAdd(entries, who, "Update", who.subresource, type.GroupVersion());
+    mine.fields.insert(changed.begin(), changed.end());
+    mine.time = who.time;
+    mine.api_version = type.GroupVersion();
   }
   StoreEntries(std::move(entries), next);
 }
@@ -532,6 +579,7 @@ ApiResult<Json> ServerSideApply(const ResourceType& type, const Json* current, c
     mine.time = who.time;
   }
   mine.api_version = type.GroupVersion();
+  for (Entry& e : entries) e.dirty = true;
   StoreEntries(std::move(entries), &merged);
   return merged;
 }
