@@ -54,7 +54,11 @@ DEPLOYMENT = {
         "flinkConfiguration": {"taskmanager.numberOfTaskSlots": "2"},
         "serviceAccount": "flink",
         "jobManager": {"resources": {"requests": {"memory": "512m", "cpu": "0.1"}}},
-        "taskManager": {"resources": {"requests": {"memory": "512m", "cpu": "0.1"}}},
+        # 1024m: Flink's TaskManager memory model (metaspace 256m, overhead at least 192m,
+        # framework heap and off-heap 128m each, network, managed) leaves no task heap in 512m,
+        # and the simulated TaskManager refuses to start then, as Flink does: with 512m no job
+        # of this bench ever ran (lifecycle stayed DEPLOYED).
+        "taskManager": {"resources": {"requests": {"memory": "1024m", "cpu": "0.1"}}},
         "job": {"jarURI": "local:///opt/flink/examples/streaming/StateMachineExample.jar",
                 "parallelism": 2, "upgradeMode": "stateless"},
     },
