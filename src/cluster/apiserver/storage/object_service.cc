@@ -167,15 +167,26 @@ std::string EncodeForStorage(const Json& object) {
 }
 
 std::optional<Json> ObjectService::Decode(const KeyValue& kv, const ResourceType& type) const {
+  std::shared_ptr<const Json> object = DecodeShared(kv, type);
+  if (!object) return std::nullopt;
+  return *object;
+}
+
+std::shared_ptr<const Json> ObjectService::DecodeShared(const KeyValue& kv,
+                                                        const ResourceType& type) const {
+  const std::string api_version = type.GroupVersion();
+  if (auto cached = decoded_.Find(kv.key, kv.mod_revision, api_version)) return cached;
   Json object = Json::parse(kv.value, nullptr, /*allow_exceptions=*/false);
-  if (!object.is_object()) return std::nullopt;
+  if (!object.is_object()) return nullptr;
   if (const VersionConversion* conversion = BuiltinConversion(type)) {
     object = conversion->from_storage(object);
   }
-  object["apiVersion"] = type.GroupVersion();
+  object["apiVersion"] = api_version;
   object["kind"] = type.kind;
   Meta(object)["resourceVersion"] = std::to_string(kv.mod_revision);
-  return object;
+  auto shared = std::make_shared<const Json>(std::move(object));
+  decoded_.Put(kv.key, kv.mod_revision, api_version, shared);
+  return shared;
 }
 
 std::optional<ResourceType> ObjectService::TypeForKey(std::string_view key) const {
@@ -271,9 +282,9 @@ ApiResult<ListOutput> ObjectService::List(const ResourceType& type, std::string_
           })) {
         continue;
       }
-      auto object = Decode(kv, type);
+      std::shared_ptr<const Json> object = DecodeShared(kv, type);
       if (!object || !Matches(type, *object, options.labels, options.fields)) continue;
-      out.items.push_back(std::move(*object));
+      out.items.push_back(*object);
       if (options.limit > 0 && static_cast<int64_t>(out.items.size()) == options.limit) {
         bool more = i + 1 < page->items.size() || page->more;
         if (more) {
@@ -661,7 +672,7 @@ ApiResult<Json> ObjectService::WriteUpdate(const ResourceType& type, std::string
     return FromStatus(kv.status(), type, name);
   }
   Meta(result)["resourceVersion"] = std::to_string(kv->mod_revision);
-  if (finalize_delete) OnRemoved(type, result);
+  if (finalize_delete) OnRemoved(type, key, result);
   if (IsCrdType(type)) {
     Json group = Lookup(result, {"spec", "group"});
     Json plural = Lookup(result, {"spec", "names", "plural"});
@@ -736,7 +747,7 @@ ApiResult<DeleteOutcome> ObjectService::Delete(const ResourceType& type, std::st
       }
       Json last = cur;
       Meta(last)["resourceVersion"] = std::to_string(kv->mod_revision);
-      OnRemoved(type, last);
+      OnRemoved(type, ObjectKey(type, ns, name), last);
       if (IsCrdType(type)) {
         Json group = Lookup(cur, {"spec", "group"});
         Json plural = Lookup(cur, {"spec", "names", "plural"});
@@ -770,7 +781,9 @@ ApiResult<DeleteOutcome> ObjectService::Delete(const ResourceType& type, std::st
   return Conflict(type, name);
 }
 
-void ObjectService::OnRemoved(const ResourceType& type, const Json& object) {
+void ObjectService::OnRemoved(const ResourceType& type, const std::string& key,
+                              const Json& object) {
+  decoded_.Erase(key);
   if (cluster_ips_ && IsCoreKind(type, "services")) cluster_ips_->Release(object);
 }
 

@@ -20,6 +20,8 @@
 //
 // Objects are stored as JSON without metadata.resourceVersion; it is set from the store revision
 // on every read, so resourceVersion is always the revision of the last write to that object.
+// Decoded objects are kept in a DecodedCache (decoded_cache.h) keyed by key and revision, so a
+// read of a revision already decoded (by a GET, a LIST or the watch fan-out) skips the parse.
 //
 // Thread-safety: all methods are safe for concurrent use (the Store serialises writes;
 // read-modify-write loops retry on conflicts).
@@ -32,6 +34,7 @@
 #include <vector>
 
 #include "cluster/apiserver/api_errors.h"
+#include "cluster/apiserver/storage/decoded_cache.h"
 #include "cluster/apiserver/surface/resource_registry.h"
 #include "cluster/store/store.h"
 #include "common/clock.h"
@@ -130,6 +133,12 @@ class ObjectService {
 
   // Parses a stored value and sets resourceVersion (and apiVersion/kind of `type`).
   std::optional<Json> Decode(const KeyValue& kv, const ResourceType& type) const;
+  // The same, shared and immutable: from the decoded-object cache when this revision was decoded
+  // as this version before; null when the value is not a JSON object.
+  std::shared_ptr<const Json> DecodeShared(const KeyValue& kv, const ResourceType& type) const;
+  // How many decoded objects the cache keeps (the most recently read ones).
+  static constexpr size_t kDecodedCacheEntries = 8192;
+  const DecodedCache& decoded_cache_for_test() const { return decoded_; }
   // The type objects under a storage key are read as (the storage version of group/plural).
   std::optional<ResourceType> TypeForKey(std::string_view key) const;
   bool Matches(const ResourceType& type, const Json& object, const LabelSelector& labels,
@@ -157,14 +166,16 @@ class ObjectService {
                                         const VersionConversion& conversion) const;
   ApiResult<Json> ToStorageVersion(const ResourceType& type, const VersionConversion& conversion,
                                    const Json& object, const WriteOptions& options);
-  // Bookkeeping once an object has left storage (frees a Service's clusterIP).
-  void OnRemoved(const ResourceType& type, const Json& object);
+  // Bookkeeping once an object has left storage (frees a Service's clusterIP, drops the decoded
+  // object from the cache).
+  void OnRemoved(const ResourceType& type, const std::string& key, const Json& object);
 
   Store* store_;
   ResourceRegistry* registry_;
   Clock* clock_;
   ClusterIpAllocator* cluster_ips_ = nullptr;
   FeatureGates gates_;
+  mutable DecodedCache decoded_{kDecodedCacheEntries};
 };
 
 // Serialises an object for storage (without metadata.resourceVersion).

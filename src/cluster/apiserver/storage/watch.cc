@@ -243,17 +243,17 @@ void WatchHub::Dispatch(const std::shared_ptr<Session>& session,
   const KeyValue& kv = event->kv;
   // Decoded per version: a served version may differ from the stored one (version_conversion.h).
   if (kv.mod_revision != decoded_revision_ || kv.key != decoded_key_ ||
-      (decoded_ && (*decoded_)["apiVersion"] != type.GroupVersion())) {
-    decoded_ = objects_->Decode(kv, type);
+      (decoded_ && decoded_->value("apiVersion", "") != type.GroupVersion())) {
+    decoded_ = objects_->DecodeShared(kv, type);
     decoded_revision_ = kv.mod_revision;
     decoded_key_ = kv.key;
     decoded_dump_.clear();
   }
   session->last_revision = std::max(session->last_revision, kv.mod_revision);
   if (!decoded_) return;
-  const Json* object = &*decoded_;
+  const Json* object = decoded_.get();
   Json converted;
-  if ((*object)["apiVersion"] != type.GroupVersion()) {
+  if (object->value("apiVersion", "") != type.GroupVersion()) {
     converted = *object;
     converted["apiVersion"] = type.GroupVersion();
     converted["kind"] = type.kind;
@@ -285,7 +285,7 @@ void WatchHub::Dispatch(const std::shared_ptr<Session>& session,
     }
   }
   if (event_type.empty()) return;
-  if (!req.table && object == &*decoded_) {
+  if (!req.table && object == decoded_.get()) {
     if (decoded_dump_.empty()) decoded_dump_ = decoded_->dump();
     session->Send(Session::EncodeDumped(event_type, decoded_dump_));
     return;

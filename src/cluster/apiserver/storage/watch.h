@@ -86,7 +86,7 @@ class WatchHub {
   // Dispatcher-thread state: the last decoded event (events fan out to many sessions in a row).
   int64_t decoded_revision_ = -1;
   std::string decoded_key_;
-  std::optional<Json> decoded_;
+  std::shared_ptr<const Json> decoded_;  // from ObjectService::DecodeShared
   // decoded_->dump(), made by the first watcher that needs it: every plain (non-Table) watcher
   // of the event sends the same object text. Empty until then.
   std::string decoded_dump_;
