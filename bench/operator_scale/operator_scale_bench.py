@@ -28,6 +28,7 @@ import http.client
 import json
 import os
 import re
+import socket
 import ssl
 import subprocess
 import sys
@@ -324,7 +325,11 @@ def main():
         config = os.path.join(cluster.tmp, "operator.yaml")
         with open(config, "w") as f:
             f.write(OPERATOR_CONFIG)
-        port = 18099
+        # A free port: with a fixed one, an operator left over from an earlier run kept it, the
+        # new operator exited at once and the bench read the old one's metrics.
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
         log = open(os.path.join(cluster.tmp, "operator.log"), "wb")
         op = subprocess.Popen([args.trimtab, "operator", "--kubeconfig", cluster.kubeconfig,
                                "--health-port", str(port), "--config", config],
@@ -400,6 +405,8 @@ def main():
                         time.monotonic() - t0 > args.settle:
                     break
                 time.sleep(5)
+            if op.poll() is not None:
+                raise RuntimeError("the operator exited (%s); see its log" % op.returncode)
             result["create"] = {
                 "post_seconds": round(created, 1),
                 "all_deployed_seconds": round(all_deployed, 1) if all_deployed else None,
@@ -417,6 +424,8 @@ def main():
             result["load"] = window(api, api_metrics, op_metrics, op.pid, args.steady,
                                     Writer(api, args.write_rate, names))
             print("load: %s" % json.dumps(result["load"]), flush=True)
+            if op.poll() is not None:
+                raise RuntimeError("the operator exited (%s); see its log" % op.returncode)
         finally:
             op.terminate()
             try:
