@@ -1,6 +1,8 @@
 #include "common/json.h"
 
 #include <algorithm>
+#include <cctype>
+#include <iterator>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -318,53 +320,147 @@ YamlBudget BudgetFor(std::string_view text) {
   return YamlBudget{.values_left = 2 * static_cast<int64_t>(text.size()) + 10000};
 }
 
-// Whether `s` holds a C0 control character (line breaks and tabs included) or DEL: written
-// double-quoted, as escapes; yaml-cpp may otherwise write it raw, and it would not read back
-// the same.
-bool HasControlCharacter(const std::string& s) {
-  return std::any_of(s.begin(), s.end(), [](char c) {
-    const auto u = static_cast<unsigned char>(c);
-    return u < 0x20 || u == 0x7f;
-  });
+// The YAML writer. Block style as kubectl prints it: two-space indents, sequence items as
+// "- ", "{}" and "[]" for empty collections. A string is written plain only when every YAML
+// reader (1.1 or 1.2) reads it back as that same string; otherwise it is double-quoted, with
+// escapes for the characters YAML may not carry raw (C0 and C1 controls, DEL, NEL, the line and
+// paragraph separators, the byte-order mark, U+FFFE and U+FFFF). yaml-cpp's own emitter is not
+// used: it writes U+FFFE and U+FFFF as U+FFFD.
+
+// Words a YAML 1.1 reader (kubectl's) takes for booleans or null, in any case.
+bool IsYaml11Word(const std::string& s) {
+  static constexpr std::string_view kWords[] = {"y", "n", "yes", "no", "on", "off", "true",
+                                                "false", "null", "~"};
+  if (s.size() > 5) return false;
+  std::string lower = s;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return std::find(std::begin(kWords), std::end(kWords), lower) != std::end(kWords);
 }
 
-void EmitYaml(const Json& v, YAML::Emitter& out) {
-  switch (v.type()) {
-    case Json::value_t::object:
-      out << YAML::BeginMap;
-      for (auto it = v.begin(); it != v.end(); ++it) {
-        out << YAML::Key;
-        if (HasControlCharacter(it.key())) out << YAML::DoubleQuoted;
-        out << it.key() << YAML::Value;
-        EmitYaml(it.value(), out);
-      }
-      out << YAML::EndMap;
-      break;
-    case Json::value_t::array:
-      out << YAML::BeginSeq;
-      for (const auto& item : v) EmitYaml(item, out);
-      out << YAML::EndSeq;
-      break;
-    case Json::value_t::string: {
-      const std::string& s = v.get_ref<const std::string&>();
-      // Quote strings that would otherwise read back as another type.
-      if (PlainScalarToJson(s).has_value() || HasControlCharacter(s)) {
-        out << YAML::DoubleQuoted << s;
-      } else {
-        out << s;
-      }
-      break;
+// The length of the UTF-8 sequence that starts with byte `lead`.
+size_t Utf8Length(unsigned char lead) {
+  if (lead < 0x80) return 1;
+  if (lead < 0xe0) return 2;
+  if (lead < 0xf0) return 3;
+  return 4;
+}
+
+// "\\x" and two hex digits: YAML's escape of a code point below U+0100.
+std::string HexEscape(unsigned char code_point) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  return {'\\', 'x', kHex[code_point >> 4], kHex[code_point & 0xf]};
+}
+
+// The escape for the character at the start of `c` (a whole UTF-8 sequence), or "" when it is
+// written raw inside double quotes.
+std::string YamlEscape(std::string_view c) {
+  const auto b0 = static_cast<unsigned char>(c[0]);
+  switch (b0) {
+    case '"': return "\\\"";
+    case '\\': return "\\\\";
+    case '\n': return "\\n";
+    case '\t': return "\\t";
+    case '\r': return "\\r";
+    default: break;
+  }
+  if (b0 < 0x20 || b0 == 0x7f) return HexEscape(b0);
+  if (c.size() == 2 && b0 == 0xc2 && static_cast<unsigned char>(c[1]) <= 0x9f) {
+    return HexEscape(static_cast<unsigned char>(c[1]));  // U+0080..U+009F
+  }
+  if (c == "\xe2\x80\xa8") return "\\u2028";
+  if (c == "\xe2\x80\xa9") return "\\u2029";
+  if (c == "\xef\xbb\xbf") return "\\ufeff";
+  if (c == "\xef\xbf\xbe") return "\\ufffe";
+  if (c == "\xef\xbf\xbf") return "\\uffff";
+  return "";
+}
+
+// Whether `s` (valid UTF-8) may be written as a plain scalar: it starts with a letter, '_' or
+// '/', holds only letters, digits, spaces and "_./-+=()@~$^,;'" or non-ASCII characters that
+// need no escape, does not end with a space and is not a word another type would claim.
+bool IsPlainSafe(const std::string& s) {
+  if (s.empty() || s.back() == ' ') return false;
+  const auto first = static_cast<unsigned char>(s[0]);
+  if (!(std::isalpha(first) || first == '_' || first == '/' || first >= 0x80)) return false;
+  for (size_t i = 0; i < s.size();) {
+    const auto u = static_cast<unsigned char>(s[i]);
+    const size_t n = std::min(Utf8Length(u), s.size() - i);
+    if (u >= 0x80) {
+      if (!YamlEscape(std::string_view(s.data() + i, n)).empty()) return false;
+    } else if (!std::isalnum(u) &&
+               std::string_view(" _./-+=()@~$^,;'").find(s[i]) == std::string_view::npos) {
+      return false;
     }
-    case Json::value_t::boolean:
-      out << (v.get<bool>() ? "true" : "false");
-      break;
+    i += n;
+  }
+  return !IsYaml11Word(s) && !PlainScalarToJson(s).has_value();
+}
+
+void WriteDoubleQuoted(const std::string& s, std::string* out) {
+  out->push_back('"');
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = std::min(Utf8Length(static_cast<unsigned char>(s[i])), s.size() - i);
+    const std::string_view c(s.data() + i, n);
+    const std::string escape = YamlEscape(c);
+    out->append(escape.empty() ? c : std::string_view(escape));
+    i += n;
+  }
+  out->push_back('"');
+}
+
+void WriteString(const std::string& s, std::string* out) {
+  if (IsPlainSafe(s)) {
+    out->append(s);
+  } else {
+    WriteDoubleQuoted(s, out);
+  }
+}
+
+// A scalar or an empty collection, on the current line.
+void WriteInline(const Json& v, std::string* out) {
+  switch (v.type()) {
+    case Json::value_t::object: out->append("{}"); break;
+    case Json::value_t::array: out->append("[]"); break;
+    case Json::value_t::string: WriteString(v.get_ref<const std::string&>(), out); break;
+    case Json::value_t::boolean: out->append(v.get<bool>() ? "true" : "false"); break;
     case Json::value_t::null:
-    case Json::value_t::discarded:
-      out << YAML::Null;
-      break;
-    default:
-      out << v.dump();
-      break;
+    case Json::value_t::discarded: out->append("null"); break;
+    default: out->append(v.dump()); break;
+  }
+}
+
+bool IsBlock(const Json& v) { return (v.is_object() || v.is_array()) && !v.empty(); }
+
+// Writes a non-empty collection `v` in block style at `indent` spaces. Its first line goes on
+// the current line when `inline_first` (a map as a sequence item: "- key: value").
+void WriteBlock(const Json& v, size_t indent, bool inline_first, std::string* out) {
+  bool first = true;
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    if (!(first && inline_first)) out->append(indent, ' ');
+    first = false;
+    if (v.is_object()) {
+      WriteString(it.key(), out);
+      out->push_back(':');
+      if (IsBlock(*it)) {
+        out->push_back('\n');
+        WriteBlock(*it, indent + 2, false, out);
+        continue;
+      }
+      out->push_back(' ');
+    } else {
+      out->append("- ");
+      if (IsBlock(*it)) {
+        if (it->is_object()) {
+          WriteBlock(*it, indent + 2, true, out);
+        } else {
+          out->push_back('\n');
+          WriteBlock(*it, indent + 2, false, out);
+        }
+        continue;
+      }
+    }
+    WriteInline(*it, out);
+    out->push_back('\n');
   }
 }
 
@@ -426,14 +522,14 @@ StatusOr<std::vector<Json>> ParseYamlStream(std::string_view text, std::string_v
 }
 
 std::string ToYaml(const Json& value) {
-  YAML::Emitter out;
-  out.SetIndent(2);
-  out.SetSeqFormat(YAML::Block);
-  out.SetMapFormat(YAML::Block);
-  EmitYaml(value, out);
-  std::string s = out.c_str();
-  if (s.empty() || s.back() != '\n') s += '\n';
-  return s;
+  std::string out;
+  if (IsBlock(value)) {
+    WriteBlock(value, 0, false, &out);
+  } else {
+    WriteInline(value, &out);
+    out.push_back('\n');
+  }
+  return out;
 }
 
 StatusOr<std::string> ReadFile(const std::string& path) {

@@ -58,7 +58,10 @@ StatusOr<Json> ParseYaml(std::string_view text, std::string_view what);
 StatusOr<std::vector<Json>> ParseYamlStream(std::string_view text, std::string_view what);
 // Whether `text` is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
 bool IsValidUtf8(std::string_view text);
-// Emits block-style YAML as kubectl prints it.
+// Writes block-style YAML as kubectl prints it (two-space indents, "- " items). ParseYaml reads
+// it back as the same document: strings are plain only when no YAML 1.1 or 1.2 reader could
+// take them for another type, otherwise double-quoted with escapes for every character YAML
+// may not carry raw.
 std::string ToYaml(const Json& value);
 // Reads a whole file.
 StatusOr<std::string> ReadFile(const std::string& path);

@@ -83,5 +83,29 @@ TEST(YamlTest, Issue27ControlCharactersRoundTrip) {
   EXPECT_EQ(*back, doc) << ToYaml(doc);
 }
 
+// Issue 27 (found by fuzz_yaml, tests/fuzz/findings/yaml-toyaml-roundtrip-anchors): characters
+// YAML may not carry raw (U+FFFE and U+FFFF, which a reader turns into U+FFFD; the C1 controls,
+// NEL and the line separators, which YAML 1.1 readers take as line breaks; a byte-order mark)
+// are written as escapes, and a document with them reads back the same.
+TEST(YamlTest, Issue27NonPrintableCharactersRoundTrip) {
+  const std::vector<std::string> values = {
+      "\xef\xbf\xbf", "a\xef\xbf\xbe b", "x\xc2\x85y", "x\xc2\x80\xc2\x9f",
+      "line\xe2\x80\xa8sep\xe2\x80\xa9", "\xef\xbb\xbf" "bom", "mixed \x01 \xef\xbf\xbf \xe6\x90\x80"};
+  Json doc = Json::object();
+  Json list = Json::array();
+  for (const std::string& v : values) {
+    doc[v] = v;
+    list.push_back(v);
+  }
+  doc["list"] = list;
+  doc["plain"] = "\xe6\x90\x80 stays readable";
+  const std::string yaml = ToYaml(doc);
+  auto back = ParseYaml(yaml, "ToYaml");
+  ASSERT_TRUE(back.ok()) << back.status().ToString() << "\n" << yaml;
+  EXPECT_EQ(*back, doc) << yaml;
+  // Only strings that need it are escaped.
+  EXPECT_NE(yaml.find("\xe6\x90\x80 stays readable"), std::string::npos) << yaml;
+}
+
 }  // namespace
 }  // namespace trimtab
