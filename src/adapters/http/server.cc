@@ -13,7 +13,6 @@
 #include <thread>
 #include <unordered_map>
 
-#include <pthread.h>
 
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/dispatch.hpp>
@@ -34,6 +33,8 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <spdlog/spdlog.h>
+
+#include "common/deep_stack_thread.h"
 
 namespace trimtab::http {
 
@@ -235,11 +236,6 @@ class StreamImpl final : public ResponseStream {
 
 }  // namespace
 
-// Handlers run on the I/O threads and walk request and stored documents recursively, down to
-// the JSON nesting limit (10,000 levels, common/json.h). The threads get a stack sized for that
-// instead of the environment's default (glibc takes RLIMIT_STACK, 2 MiB when it is unlimited;
-// sanitizers need several times more per frame). Only touched pages are committed.
-constexpr size_t kIoThreadStackBytes = size_t{64} << 20;
 
 class HttpServer::Impl {
  public:
@@ -298,7 +294,9 @@ class HttpServer::Impl {
   net::io_context ioc_;
   tcp::acceptor acceptor_;
   net::executor_work_guard<net::io_context::executor_type> work_;
-  std::vector<pthread_t> threads_;  // the I/O threads, kIoThreadStackBytes of stack each
+  // The I/O threads. Handlers run on them and walk request and stored documents recursively,
+  // down to the JSON nesting limit, so they get a deep stack (common/deep_stack_thread.h).
+  std::vector<DeepStackThread> threads_;
   std::atomic<bool> stopping_{false};
   int port_ = 0;
   // Accept back-off; touched only on the acceptor's strand.
@@ -952,22 +950,12 @@ Status HttpServer::Impl::Listen() {
 void HttpServer::Impl::Run() {
   Accept();
   int n = std::max(1, options_.threads);
-  auto run = [](void* impl) -> void* {
-    static_cast<Impl*>(impl)->ioc_.run();
-    return nullptr;
-  };
   for (int i = 0; i < n; ++i) {
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, kIoThreadStackBytes);
-    pthread_t thread;
-    int rc = pthread_create(&thread, &attr, run, this);
-    if (rc != 0) rc = pthread_create(&thread, nullptr, run, this);  // then the default stack
-    pthread_attr_destroy(&attr);
-    if (rc == 0) {
-      threads_.push_back(thread);
+    auto thread = DeepStackThread::Start([this] { ioc_.run(); });
+    if (thread.ok()) {
+      threads_.push_back(std::move(thread).value());
     } else {
-      spdlog::error("http: cannot start an I/O thread: {}", std::strerror(rc));
+      spdlog::error("http: cannot start an I/O thread: {}", thread.status().message());
     }
   }
 }
@@ -1044,7 +1032,7 @@ void HttpServer::Impl::Stop() {
   }
   work_.reset();
   ioc_.stop();
-  for (pthread_t t : threads_) pthread_join(t, nullptr);
+  for (DeepStackThread& t : threads_) t.join();
   threads_.clear();
   {
     std::lock_guard<std::mutex> lock(sessions_mu_);

@@ -2,6 +2,7 @@
 // API server down (bodies nested too deep through every write path, numbers out of range,
 // invalid UTF-8, kind and version mismatches, duplicate keys, oversized results), and the
 // built-in kinds are validated as Kubernetes validates them (a table of upstream messages).
+#include <chrono>
 #include <functional>
 #include <string>
 
@@ -79,6 +80,34 @@ TEST_F(HardeningTest, Issue27DocumentNearTheLimitIsServed) {
                   "application/merge-patch+json").status,
             200);
   EXPECT_EQ(Delete(std::string(kConfigMaps) + "/near").status, 200);
+  ExpectAlive();
+}
+
+// The watch fan-out encodes stored objects on its own thread: a document just under the limit
+// (stored in a custom resource that keeps unknown fields; built-in kinds prune them) reaches a
+// watcher. It overflowed that thread's default stack under ASan.
+TEST_F(HardeningTest, Issue27DocumentNearTheLimitReachesAWatch) {
+  Reply crd = Post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                   Json::parse(R"({"apiVersion":"apiextensions.k8s.io/v1",
+    "kind":"CustomResourceDefinition","metadata":{"name":"blobs.example.com"},
+    "spec":{"group":"example.com","scope":"Namespaced",
+      "names":{"plural":"blobs","singular":"blob","kind":"Blob"},
+      "versions":[{"name":"v1","served":true,"storage":true,
+        "schema":{"openAPIV3Schema":{"type":"object","properties":{
+          "spec":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}}}]}})"));
+  ASSERT_EQ(crd.status, 201) << crd.raw.substr(0, 300);
+  const std::string blobs = "/apis/example.com/v1/namespaces/default/blobs";
+  http::TestHttpStream watch(server_->url() + blobs + "?watch=true");
+  Reply created = Call("POST", blobs,
+                       R"({"apiVersion":"example.com/v1","kind":"Blob","metadata":{"name":"deep"},)"
+                       R"("spec":{"x":)" + Nested(9990) + "}}",
+                       "application/json");
+  ASSERT_EQ(created.status, 201) << created.raw.substr(0, 300);
+  auto event = watch.NextLine(std::chrono::milliseconds(20000));
+  ASSERT_TRUE(event);
+  EXPECT_NE(event->find(R"("type":"ADDED")"), std::string::npos) << event->substr(0, 300);
+  EXPECT_NE(event->find(R"("name":"deep")"), std::string::npos) << event->substr(0, 300);
+  EXPECT_NE(event->find(std::string(9990, '[')), std::string::npos) << event->size();
   ExpectAlive();
 }
 

@@ -1,5 +1,6 @@
 #include "cluster/apiserver/storage/watch.h"
 
+#include <cstdlib>
 #include <random>
 
 #include <nlohmann/json.hpp>
@@ -114,7 +115,13 @@ std::chrono::seconds RandomTimeout(std::chrono::seconds min) {
 WatchHub::WatchHub(ObjectService* objects, WatchHubOptions options)
     : objects_(objects), options_(options) {
   next_bookmark_ = SteadyClock::now() + options_.bookmark_interval;
-  thread_ = std::thread([this] { Loop(); });
+  // The fan-out encodes stored objects, down to the deepest a client may store.
+  auto thread = DeepStackThread::Start([this] { Loop(); });
+  if (!thread.ok()) {
+    spdlog::critical("watch: cannot start the fan-out thread: {}", thread.status().message());
+    std::abort();  // as std::thread would (it throws, and nothing here can go on without it)
+  }
+  thread_ = std::move(thread).value();
 }
 
 WatchHub::~WatchHub() { Stop(); }

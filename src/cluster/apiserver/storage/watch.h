@@ -28,6 +28,7 @@
 #include "adapters/http/server.h"
 #include "cluster/apiserver/storage/object_service.h"
 #include "cluster/apiserver/surface/table.h"
+#include "common/deep_stack_thread.h"
 
 namespace trimtab::cluster {
 
@@ -91,7 +92,7 @@ class WatchHub {
   // of the event sends the same object text. Empty until then.
   std::string decoded_dump_;
   std::chrono::steady_clock::time_point next_bookmark_;
-  std::thread thread_;
+  DeepStackThread thread_;  // the fan-out (Loop)
 };
 
 }  // namespace trimtab::cluster
