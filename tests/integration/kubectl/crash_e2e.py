@@ -37,7 +37,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from local_cluster import SKIP, LocalCluster, expect, read_log  # noqa: E402
+from local_cluster import (SKIP, LocalCluster, checkpointed_deployment, expect,  # noqa: E402
+                           read_log, write_operator_config)
 from kubectl_e2e import Kubectl, wait_until  # noqa: E402
 from operator_e2e import Flink  # noqa: E402
 from operator_restart_e2e import OperatorProcess  # noqa: E402
@@ -51,43 +52,6 @@ kubernetes.operator.reconcile.interval: 1 s
 kubernetes.operator.observer.progress-check.interval: 1 s
 kubernetes.operator.observer.rest-ready.delay: 1 s
 kubernetes.operator.savepoint.history.max.count: 1000
-"""
-
-DEPLOYMENT = """
-apiVersion: flink.apache.org/v1beta1
-kind: FlinkDeployment
-metadata:
-  name: {name}
-  annotations:
-    trimtab.dev/job: |
-      vertices:
-        - {{id: source, partitions: 4, capacityPerSubtask: 5000}}
-        - {{id: sink, capacityPerSubtask: 5000, stateBytes: 1000000}}
-      edges: [{{from: source, to: sink, ship: hash}}]
-      restart: {{baseDowntime: 1 s}}
-    trimtab.dev/workload: "2000"
-spec:
-  image: flink:2.2
-  flinkVersion: v2_2
-  flinkConfiguration:
-    taskmanager.numberOfTaskSlots: "2"
-    execution.checkpointing.interval: 1 s
-    state.checkpoints.dir: file:///flink-data/{name}/checkpoints
-    state.savepoints.dir: file:///flink-data/{name}/savepoints
-    high-availability.type: kubernetes
-    high-availability.storageDir: file:///flink-data/{name}/ha
-    trimtab.test/generation: "{generation}"
-  serviceAccount: flink
-  jobManager:
-    resources: {{requests: {{memory: "1024m", cpu: "0.5"}}}}
-  taskManager:
-    resources: {{requests: {{memory: "1024m", cpu: "0.5"}}}}
-  job:
-    jarURI: local:///opt/flink/examples/streaming/StateMachineExample.jar
-    parallelism: {parallelism}
-    upgradeMode: {mode}
-    state: {state}
-    savepointTriggerNonce: {nonce}
 """
 
 MODES = {"crash-stateless": "stateless", "crash-savepoint": "savepoint",
@@ -109,8 +73,10 @@ class Job:
         self.orphans = set()  # savepoints lost with a killed process (the known gap)
 
     def manifest(self):
-        return DEPLOYMENT.format(name=self.name, mode=self.mode, generation=self.generation,
-                                 parallelism=self.parallelism, state=self.state, nonce=self.nonce)
+        return checkpointed_deployment(
+            self.name, "1 s", {"trimtab.test/generation": str(self.generation)},
+            {"parallelism": self.parallelism, "upgradeMode": self.mode, "state": self.state,
+             "savepointTriggerNonce": self.nonce})
 
     def stateful(self):
         return self.mode != "stateless"
@@ -122,9 +88,7 @@ class ControlPlane:
 
     def __init__(self, trimtab, kubectl):
         self.cluster = LocalCluster(trimtab, extra_args=RANGES + ["--no-operator"])
-        self.config = os.path.join(self.cluster.tmp, "operator.yaml")
-        with open(self.config, "w") as f:
-            f.write(OPERATOR_CONFIG)
+        self.config = write_operator_config(self.cluster, OPERATOR_CONFIG)
         self.trimtab = trimtab
         self.kubectl = kubectl
         self.op = None

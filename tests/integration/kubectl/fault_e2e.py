@@ -25,7 +25,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from local_cluster import SKIP, e2e_args, Checks, LocalCluster, expect, read_log  # noqa: E402
+from local_cluster import (SKIP, e2e_args, Checks, LocalCluster, checkpointed_deployment,  # noqa: E402
+                           expect, read_log, write_operator_config)
 from kubectl_e2e import Kubectl, wait_until  # noqa: E402
 from operator_e2e import Flink  # noqa: E402
 from fault_proxy import FaultProxy, FlinkRestProxies  # noqa: E402
@@ -42,44 +43,20 @@ kubernetes.operator.observer.rest-ready.delay: 1 s
 kubernetes.operator.flink.client.timeout: 2 s
 """
 
-DEPLOYMENT = """
-apiVersion: flink.apache.org/v1beta1
-kind: FlinkDeployment
-metadata:
-  name: steady
-  annotations:
-    trimtab.dev/job: |
-      vertices:
-        - {{id: source, partitions: 4, capacityPerSubtask: 5000}}
-        - {{id: sink, capacityPerSubtask: 5000, stateBytes: 1000000}}
-      edges: [{{from: source, to: sink, ship: hash}}]
-      restart: {{baseDowntime: 1 s}}
-    trimtab.dev/workload: "2000"
-spec:
-  image: flink:2.2
-  flinkVersion: v2_2
-  flinkConfiguration:
-    taskmanager.numberOfTaskSlots: "2"
-    execution.checkpointing.interval: 2 s
-    state.checkpoints.dir: file:///flink-data/steady/checkpoints
-    state.savepoints.dir: file:///flink-data/steady/savepoints
-    high-availability.type: kubernetes
-    high-availability.storageDir: file:///flink-data/steady/ha
-    job.autoscaler.enabled: "true"
-    job.autoscaler.stabilization.interval: 2 s
-    job.autoscaler.metrics.window: 4 s
-    job.autoscaler.flink.rest-client.timeout: 1 s
-    trimtab.test/generation: "{generation}"
-  serviceAccount: flink
-  jobManager:
-    resources: {{requests: {{memory: "1024m", cpu: "0.5"}}}}
-  taskManager:
-    resources: {{requests: {{memory: "1024m", cpu: "0.5"}}}}
-  job:
-    jarURI: local:///opt/flink/examples/streaming/StateMachineExample.jar
-    parallelism: 2
-    upgradeMode: last-state
-"""
+# The job the faults are injected under: autoscaled, with short windows.
+AUTOSCALER = {
+    "job.autoscaler.enabled": "true",
+    "job.autoscaler.stabilization.interval": "2 s",
+    "job.autoscaler.metrics.window": "4 s",
+    "job.autoscaler.flink.rest-client.timeout": "1 s",
+}
+
+
+def deployment(generation):
+    return checkpointed_deployment(
+        NAME, "2 s", dict(AUTOSCALER, **{"trimtab.test/generation": str(generation)}),
+        {"parallelism": 2, "upgradeMode": "last-state"})
+
 
 DECISION = "trimtab.dev/last-scaling-decision"
 
@@ -143,9 +120,7 @@ def main():
             text = f.read()
         with open(kubeconfig, "w") as f:
             f.write(text.replace(cluster.server, "http://" + api.address))
-        config = os.path.join(cluster.tmp, "operator.yaml")
-        with open(config, "w") as f:
-            f.write(OPERATOR_CONFIG)
+        config = write_operator_config(cluster, OPERATOR_CONFIG)
         log_path = os.path.join(cluster.tmp, "operator.log")
         log = open(log_path, "ab")
         op = subprocess.Popen([args.trimtab, "operator", "--kubeconfig", kubeconfig,
@@ -156,7 +131,7 @@ def main():
         c = Checks()
         try:
             k.out("create", "namespace", NS)
-            k.out("apply", "-n", NS, "-f", "-", stdin=DEPLOYMENT.format(generation=0))
+            k.out("apply", "-n", NS, "-f", "-", stdin=deployment(0))
             st = fl.wait_running(NS, NAME, timeout=90)
             job_id = st["jobStatus"]["jobId"]
 
@@ -267,7 +242,7 @@ def main():
                     if change:
                         generation = int(time.time())
                         k.out("apply", "-n", NS, "-f", "-",
-                              stdin=DEPLOYMENT.format(generation=generation))
+                              stdin=deployment(generation))
                     time.sleep(FAULT_SECONDS)
                     during = api.requests_since(t0, mode)
                     api.set("pass")

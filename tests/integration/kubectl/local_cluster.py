@@ -218,6 +218,60 @@ class Checks:
         return code
 
 
+def write_operator_config(cluster, text):
+    """Writes the configuration of a `trimtab operator` process run next to `cluster`
+    (`trimtab local --no-operator`) into its temporary directory; returns the path for
+    `--config`."""
+    path = os.path.join(cluster.tmp, "operator.yaml")
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+# The simulated job of checkpointed_deployment: a 4-partition source and a keyed sink with 1 MB
+# of state, 2000 records/s, restarts of about a second.
+CHECKPOINTED_JOB = """vertices:
+  - {id: source, partitions: 4, capacityPerSubtask: 5000}
+  - {id: sink, capacityPerSubtask: 5000, stateBytes: 1000000}
+edges: [{from: source, to: sink, ship: hash}]
+restart: {baseDowntime: 1 s}
+"""
+
+
+def checkpointed_deployment(name, checkpoint_interval, configuration=None, job=None):
+    """The manifest (YAML) of a FlinkDeployment `name` of CHECKPOINTED_JOB with checkpoints,
+    savepoints and Kubernetes HA under file:///flink-data/<name>/ (the crash and fault tests).
+    `configuration` is added to its flinkConfiguration, `job` to its spec.job (parallelism,
+    upgradeMode, state, ...)."""
+    conf = {
+        "taskmanager.numberOfTaskSlots": "2",
+        "execution.checkpointing.interval": checkpoint_interval,
+        "state.checkpoints.dir": "file:///flink-data/%s/checkpoints" % name,
+        "state.savepoints.dir": "file:///flink-data/%s/savepoints" % name,
+        "high-availability.type": "kubernetes",
+        "high-availability.storageDir": "file:///flink-data/%s/ha" % name,
+    }
+    conf.update(configuration or {})
+    resources = {"requests": {"memory": "1024m", "cpu": "0.5"}}
+    doc = {
+        "apiVersion": "flink.apache.org/v1beta1",
+        "kind": "FlinkDeployment",
+        "metadata": {"name": name, "annotations": {"trimtab.dev/job": CHECKPOINTED_JOB,
+                                                  "trimtab.dev/workload": "2000"}},
+        "spec": {
+            "image": "flink:2.2",
+            "flinkVersion": "v2_2",
+            "flinkConfiguration": conf,
+            "serviceAccount": "flink",
+            "jobManager": {"resources": resources},
+            "taskManager": {"resources": resources},
+            "job": dict({"jarURI": "local:///opt/flink/examples/streaming/StateMachineExample.jar"},
+                        **(job or {})),
+        },
+    }
+    return yaml.safe_dump(doc, sort_keys=False)
+
+
 def expect(cond, message):
     if not cond:
         raise AssertionError(message)

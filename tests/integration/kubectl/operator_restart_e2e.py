@@ -15,7 +15,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from local_cluster import SKIP, e2e_args, read_log, Checks, LocalCluster, expect  # noqa: E402
+from local_cluster import (SKIP, e2e_args, read_log, Checks, LocalCluster, expect,  # noqa: E402
+                           write_operator_config)
 from kubectl_e2e import Kubectl, wait_until  # noqa: E402
 from operator_e2e import OPERATOR_CONFIG, RANGES, Flink, stateful  # noqa: E402
 
@@ -91,9 +92,7 @@ def main():
     started = time.monotonic()
     # Wall-clock speed: the operator process has a clock of its own.
     cluster = LocalCluster(args.trimtab, extra_args=RANGES + ["--no-operator"])
-    config = os.path.join(cluster.tmp, "operator.yaml")
-    with open(config, "w") as f:
-        f.write(OPERATOR_CONFIG)
+    config = write_operator_config(cluster, OPERATOR_CONFIG)
     with cluster:
         k = Kubectl(args.kubectl, cluster)
         fl = Flink(k, cluster)
