@@ -488,9 +488,8 @@ StatusOr<FlinkCollection> FlinkMetricsCollector::Collect(const FlinkJobRef& job,
     if (cached.running_since == cache.running_since) cached.vertex_names = cache.vertex_names;
   }
   if (!missing.empty()) {
-    std::string text;
-    for (const std::string& m : missing) text += (text.empty() ? "" : "; ") + m;
-    return FailedPreconditionError("missing metrics: " + text);
+    c.missing_metrics = std::move(missing);
+    return c;
   }
 
   // JobManager slots (values are strings on this non-aggregated endpoint).
@@ -554,6 +553,13 @@ StatusOr<FlinkCollection> FlinkMetricsCollector::Collect(const FlinkJobRef& job,
 std::unique_ptr<core::flink::MetricSource> FlinkMetricsCollector::MetricSourceFor(
     const FlinkJobRef& job, Millis timeout) const {
   return std::make_unique<RestMetricSource>(this, job, timeout);
+}
+
+Status FlinkCollection::MissingMetricsStatus() const {
+  if (missing_metrics.empty()) return Status::Ok();
+  std::string text;
+  for (const std::string& m : missing_metrics) text += (text.empty() ? "" : "; ") + m;
+  return FailedPreconditionError("missing metrics: " + text);
 }
 
 }  // namespace trimtab::adapters

@@ -108,6 +108,13 @@ struct FlinkCollection {
   core::flink::RawSample sample;
   std::set<core::VertexId> nan_busy_time_vertices;  // exclude from scaling this cycle
   std::vector<std::string> notes;                   // for the decision log's collect stage
+  // Required metrics the REST API did not report ("vertex <id> (<name>): <metric>"), in order;
+  // when not empty the sample is incomplete (a job that is still starting) and nothing after
+  // the vertex metrics was read.
+  std::vector<std::string> missing_metrics;
+
+  // FailedPrecondition "missing metrics: <each, separated by "; ">" (OK when none is missing).
+  Status MissingMetricsStatus() const;
 };
 
 struct FlinkMetricsCollectorOptions {
@@ -122,7 +129,8 @@ class FlinkMetricsCollector {
   // Step 1 alone. `timeout` bounds each request.
   StatusOr<FlinkJobDetails> FetchJobDetails(const FlinkJobRef& job, Millis timeout) const;
 
-  // Steps 1-5 (metrics only when the job is RUNNING).
+  // Steps 1-5 (metrics only when the job is RUNNING). Required metrics that are missing are not
+  // an error: they are listed in `missing_metrics` and the collection stops there.
   StatusOr<FlinkCollection> Collect(const FlinkJobRef& job, TimePoint now, Millis timeout);
 
   // A MetricSource for declared custom metrics of source kFlinkRest (custom_metrics.h):

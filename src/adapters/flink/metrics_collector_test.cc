@@ -228,8 +228,10 @@ TEST_F(MetricsCollectorTest, MissingRequiredMetricsNameEveryVertexAndMetric) {
     }
   });
   auto c = collector_->Collect(Ref(), kNow, kTimeout);
-  EXPECT_EQ(c.status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_EQ(c.status().message(),
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->missing_metrics.size(), 2u);
+  EXPECT_EQ(c->MissingMetricsStatus().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(c->MissingMetricsStatus().message(),
             "missing metrics: vertex " + kSrc +
                 " (Source: Kafka Source): backPressuredTimeMsPerSecond; vertex " + kSink +
                 " (Sink: Print): busyTimeMsPerSecond");

@@ -164,9 +164,11 @@ StatusOr<StageResult> Shape(CycleContext& c) {
     return StageResult::Stop(CycleOutcome::kBlocked, "blocked: " + quota);
   }
 
-  log.events.push_back({"Normal", "ScalingReport",
-                        "Scaling execution enabled, begin scaling vertices:" +
-                            ScalingReportLines(shaped)});
+  log.events.push_back({.type = "Normal",
+                        .reason = "ScalingReport",
+                        .message = "Scaling execution enabled, begin scaling vertices:" +
+                                   ScalingReportLines(shaped),
+                        .executes_scaling = true});
   log.Note("shape", std::to_string(shaped.size()) + " vertex change(s) ready for the plugin chain");
   res.summaries = shaped;
   res.config_overrides = tuning.applied;

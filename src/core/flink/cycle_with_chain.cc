@@ -12,13 +12,7 @@ constexpr const char kEnabledReportPrefix[] = "Scaling execution enabled";
 
 // Removes the cycle's "Scaling execution enabled, begin scaling vertices:" report.
 void DropExecutionReport(DecisionLog* log) {
-  auto& events = log->events;
-  events.erase(std::remove_if(events.begin(), events.end(),
-                              [](const AutoscalerEvent& e) {
-                                return e.reason == kReasonScalingReport &&
-                                       e.message.rfind(kEnabledReportPrefix, 0) == 0;
-                              }),
-               events.end());
+  std::erase_if(log->events, [](const AutoscalerEvent& e) { return e.executes_scaling; });
 }
 
 }  // namespace
@@ -29,10 +23,12 @@ StatusOr<ChainedCycleResult> RunAutoscalerCycleWithChain(const ChainedCycleInput
                                                          Json* plugin_states) {
   // The cycle must not commit: the chain decides. Copy the input (topology, samples) only when
   // the caller left `commit` set.
+  // Parse the configuration once, for the cycle and the commit below.
   std::optional<AutoscalerInput> uncommitted;
-  if (input.cycle.commit) {
+  if (input.cycle.commit || !input.cycle.parsed_options) {
     uncommitted = input.cycle;
     uncommitted->commit = false;
+    TRIMTAB_ASSIGN_OR_RETURN(uncommitted->parsed_options, OptionsOf(input.cycle));
   }
   const AutoscalerInput& cycle_input = uncommitted ? *uncommitted : input.cycle;
   ChainedCycleResult out;
@@ -97,14 +93,15 @@ StatusOr<ChainedCycleResult> RunAutoscalerCycleWithChain(const ChainedCycleInput
   }
   if (!SameSummaries(out.approved, r.summaries)) {
     DropExecutionReport(&r.log);
-    r.log.events.push_back({"Normal", kReasonScalingReport,
-                            std::string(kEnabledReportPrefix) +
-                                ", begin scaling vertices:" + ScalingReportLines(out.approved)});
+    r.log.events.push_back({.type = "Normal",
+                            .reason = kReasonScalingReport,
+                            .message = std::string(kEnabledReportPrefix) +
+                                       ", begin scaling vertices:" +
+                                       ScalingReportLines(out.approved),
+                            .executes_scaling = true});
   }
-  // The cycle parsed the same configuration successfully, so this cannot fail.
-  TRIMTAB_ASSIGN_OR_RETURN(std::shared_ptr<const AutoscalerOptions> options, OptionsOf(cycle_input));
   r.state = CommitScaling(std::move(r.state), out.approved, cycle_input.topology, cycle_input.now,
-                          *options);
+                          *cycle_input.parsed_options);
   if (out.approved.empty()) r.config_overrides = {};
   if (!out.approved.empty()) r.state.config_overrides = r.config_overrides;
   r.summaries = out.approved;

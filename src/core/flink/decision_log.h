@@ -38,8 +38,13 @@ struct AutoscalerEvent {
   std::string reason;  // ScalingReport, IneffectiveScaling, ScalingLimited, MemoryPressure, ...
   std::string message;
   // What makes a repeat "the same event" for deduplication, when not the message itself (a
-  // ScalingVetoed event: the plugin and the vetoed change). Not part of the log's JSON.
+  // ScalingVetoed event: the plugin and the vetoed change; a vertex's ScalingLimited). Not part
+  // of the log's JSON.
   std::optional<std::string> message_key;
+  // The ScalingReport of a scaling about to be executed ("Scaling execution enabled, ..."): the
+  // chain replaces it when it changes the decision, the operator always emits it. Not part of
+  // the log's JSON.
+  bool executes_scaling = false;
 };
 
 struct VertexDecision {

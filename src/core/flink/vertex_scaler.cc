@@ -247,7 +247,8 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
                                {o.busy_time_aggregator, imbalance}, &limited);
   if (limited) {
     events->push_back({"Warning", "ScalingLimited",
-                       "Scaling limited detected for " + in.vertex + " (" + *limited});
+                       "Scaling limited detected for " + in.vertex + " (" + *limited,
+                       "ScalingLimited" + in.vertex});
     // Upstream text: "... for <v> (expected parallelism: X, actual parallelism Y). ..."
     std::string& msg = events->back().message;
     const size_t dot = msg.find(". Scaling limited due to");

@@ -5,10 +5,11 @@
 // before the spec diff, for a job that is deployed. Scale() collects metrics over Flink REST,
 // evaluates the window, decides per-vertex parallelism, shapes it with the behavior rules, runs
 // the executor plugin chain, stores its state (ConfigMap `autoscaler-<name>`), emits events, and
-// returns the parallelism overrides to realize. The reconciler merges them into the spec it is
-// about to reconcile as `pipeline.jobvertex-parallelism-overrides` (the autoscaler's value wins
-// except for vertices in job.autoscaler.vertex.exclude.ids), so the ordinary spec diff turns a
-// change into an in-place rescale or an upgrade.
+// returns the parallelism overrides to realize, typed, with the vertices whose user override wins
+// (job.autoscaler.vertex.exclude.ids). The FlinkDeployment reconciler hands them to its
+// KubernetesScalingRealizer (operator/deployment/kubernetes_scaling_realizer.h), which writes
+// them into the spec it is about to reconcile as `pipeline.jobvertex-parallelism-overrides`, so
+// the ordinary spec diff turns a change into an in-place rescale or an upgrade.
 //
 // Faults never scale: a REST timeout, a 5xx, a conflict on the state ConfigMap or missing metrics
 // make Scale() return the overrides already stored (or none) with `skipped_reason` set.
@@ -66,6 +67,12 @@ struct AutoscalerOutcome {
   // and to remove); the reconciler realizes them while job.autoscaler.memory.tuning.enabled.
   std::map<std::string, std::string> config_overrides;
   std::set<std::string> config_removals;
+  // What the job's options say about realizing the above (empty / false when the options could
+  // not be read): vertices where the user's override wins over the autoscaler's
+  // (job.autoscaler.vertex.exclude.ids), and whether memory tuning's configuration is realized
+  // (job.autoscaler.memory.tuning.enabled).
+  std::set<std::string> excluded_vertices;
+  bool memory_tuning_enabled = false;
   // True when this call produced a new scaling decision (not just re-applied stored overrides).
   bool scaled = false;
   // Why nothing was decided this pass ("" when the cycle ran), e.g. "job is not RUNNING",

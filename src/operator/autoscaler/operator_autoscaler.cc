@@ -13,6 +13,7 @@
 #include "core/flink/custom_metrics.h"
 #include "core/flink/cycle_with_chain.h"
 #include "operator/autoscaler/decision_history.h"
+#include "operator/autoscaler/scale_pass.h"
 #include "operator/autoscaler/state_documents.h"
 #include "plugins/builtin/builtin_plugins.h"
 #include "plugins/builtin/trimtab_default_chain.h"
@@ -26,73 +27,25 @@ namespace {
 namespace flink = core::flink;
 
 constexpr const char kFlinkApiVersion[] = "flink.apache.org/v1beta1";
-constexpr const char kExcludeIdsKey[] = "job.autoscaler.vertex.exclude.ids";
-constexpr const char kRestTimeoutKey[] = "flink.rest-client.timeout";
-constexpr const char kTaskSlotsKey[] = "taskmanager.numberOfTaskSlots";
-constexpr const char kEnabledReportPrefix[] = "Scaling execution enabled";
 constexpr const char kRevertAfterKey[] = "unschedulable.revert-after";
 
-bool HasAutoscalerKey(const std::map<std::string, std::string>& conf, const std::string& key) {
-  return conf.count(flink::kAutoscalerPrefix + key) ||
-         conf.count(flink::kLegacyAutoscalerPrefix + key);
+// What the options say about realizing the overrides (nullptr: the options are unknown).
+void DescribeRealization(const flink::AutoscalerOptions* o, AutoscalerOutcome* out) {
+  if (o == nullptr) return;
+  out->excluded_vertices = o->vertex_exclude_ids;
+  out->memory_tuning_enabled = o->memory_tuning_enabled;
 }
 
-// The last note of a decision-log stage ("" when none).
-std::string LastNote(const flink::DecisionLog& log, const std::string& stage) {
-  auto it = log.stages.find(stage);
-  return it == log.stages.end() || it->second.empty() ? "" : it->second.back();
-}
+}  // namespace
 
-// Why a cycle that ran decided nothing yet, or "" when it reached a decision.
-std::string SkippedReason(const flink::DecisionLog& log, size_t samples) {
-  switch (log.outcome) {
-    case flink::CycleOutcome::kStabilizing:
-      return "job is " + LastNote(log, "collect");
-    case flink::CycleOutcome::kNotEnoughSamples:
-      return LastNote(log, "collect");
-    case flink::CycleOutcome::kWindowNotFull:
-      return LastNote(log, "evaluate") + " (" + std::to_string(samples) + " samples)";
-    case flink::CycleOutcome::kJobNotRunning:
-      return LastNote(log, "collect");
-    default:
-      return "";
-  }
-}
-
-// The identity upstream deduplicates an event by (its message key), or nullopt = the message.
-std::optional<std::string> MessageKey(const flink::AutoscalerEvent& e,
-                                      const flink::DecisionLog& log) {
-  if (e.message_key) return e.message_key;  // the cycle knew (a veto: plugin and change)
-  if (e.reason == core::kReasonScalingReport) {
-    // A blocked report repeats with moving numbers: the recommended changes identify it.
-    std::string key = "parallelism:";
-    for (const auto& [id, d] : log.vertices) {
-      if (d.proposed_parallelism) key += id + "=" + std::to_string(*d.proposed_parallelism) + ";";
-    }
-    return key;
-  }
-  if (e.reason == core::kReasonIneffectiveScaling) {
-    // "... for <v> (expected increase: E, actual increase A) ...": the vertex and E.
-    return e.message.substr(0, e.message.find(", actual increase"));
-  }
-  if (e.reason == core::kReasonScalingLimited) {
-    // "Scaling limited detected for <v> (...": one per vertex.
-    const size_t start = e.message.find(" for ");
-    const size_t end = e.message.find(" (", start == std::string::npos ? 0 : start);
-    if (start != std::string::npos && end != std::string::npos) {
-      return "ScalingLimited" + e.message.substr(start + 5, end - start - 5);
-    }
-  }
-  return std::nullopt;
-}
-
-// Scale() cannot say which overrides are stored: an error, so the caller keeps what it has.
 Status UnknownOverrides(const std::string& job_key, const Status& cause) {
   return UnavailableError("autoscaler " + job_key +
                           ": cannot read the stored state, the parallelism overrides are "
                           "unknown: " +
                           cause.message());
 }
+
+namespace {
 
 Json SkippedLog(TimePoint now, const std::string& job_key, const std::string& reason,
                 const std::vector<std::string>& notes) {
@@ -105,22 +58,6 @@ Json SkippedLog(TimePoint now, const std::string& job_key, const std::string& re
 }
 
 }  // namespace
-
-struct OperatorAutoscaler::Resource {
-  std::mutex mu;                             // held for a whole Scale / Cleanup of the resource
-  bool loaded = false;                       // guarded by mu: `state` is the stored one
-  bool ever_loaded = false;                  // guarded by mu: `state` is known (maybe stale)
-  flink::AutoscalerState state;              // guarded by mu
-  Json plugin_states = Json::object();       // guarded by mu
-  Json history;                              // guarded by mu: decision_history.h
-  std::vector<std::string> load_notes;       // guarded by mu: for the next decision log
-  std::optional<adapters::FlinkJobRef> job;  // guarded by mu: the last job collected from
-  std::optional<TimePoint> missing_since;    // guarded by mu: metrics missing since
-
-  mutable std::mutex stats_mu;
-  std::optional<core::EvaluatedMetrics> last_evaluation;  // guarded by stats_mu
-  AutoscalerCounters counters;                            // guarded by stats_mu
-};
 
 OperatorAutoscaler::OperatorAutoscaler(OperatorAutoscalerOptions options)
     : options_(std::move(options)) {}
@@ -281,23 +218,6 @@ void OperatorAutoscaler::Bind(const AutoscalerJobContext& c, const std::string& 
   }
 }
 
-void OperatorAutoscaler::Emit(const std::string& job_key, const flink::DecisionLog& log,
-                              const VertexLabels& labels, Millis interval) const {
-  for (const flink::AutoscalerEvent& e : log.events) {
-    core::AutoscalerEvent event{
-        .job_key = job_key,
-        .type = e.type == "Warning" ? core::EventType::kWarning : core::EventType::kNormal,
-        .reason = e.reason,
-        .message = labels.Relabel(e.message),
-        .message_key = MessageKey(e, log)};
-    // An executed scaling is always reported; everything else at most once per interval.
-    const bool executed =
-        e.reason == core::kReasonScalingReport && e.message.rfind(kEnabledReportPrefix, 0) == 0;
-    if (executed) event.message_key.reset();
-    events_->HandleEvent(event, executed ? std::nullopt : std::optional<Duration>(interval));
-  }
-}
-
 void OperatorAutoscaler::EmitError(const std::string& job_key, const std::string& message,
                                    Millis interval) const {
   events_->HandleEvent({.job_key = job_key,
@@ -317,289 +237,54 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::Scale(const AutoscalerJobContext
   std::lock_guard<std::mutex> lock(r->mu);
   const TimePoint now = Now();
   Bind(c, job_key);
-  AutoscalerOutcome out;
-  const AutoscalerMetricsJob labels{
-      .namespace_name = c.namespace_name, .name = c.resource_name, .kind = c.resource_kind};
+  ScalePass pass{.context = c,
+                 .job_key = job_key,
+                 .resource = *r,
+                 .now = now,
+                 .labels = {.namespace_name = c.namespace_name,
+                            .name = c.resource_name,
+                            .kind = c.resource_kind}};
   // How this call ended, counted when it returns (autoscaler_metrics.h).
   struct DecisionCount {
     AutoscalerMetrics* metrics;
-    const AutoscalerMetricsJob& job;
-    std::string outcome = "Skipped";
+    const ScalePass& pass;
     ~DecisionCount() {
-      if (metrics) metrics->CountDecision(job, outcome);
+      if (metrics) metrics->CountDecision(pass.labels, pass.decision);
     }
-  } decision{exported_.get(), labels};
-  auto count = [&](int64_t AutoscalerCounters::*counter) {
-    {
-      std::lock_guard<std::mutex> stats(r->stats_mu);
-      ++(r->counters.*counter);
-    }
-    if (exported_ && counter == &AutoscalerCounters::errors) exported_->CountError(labels);
-  };
-  // Nothing decided: the stored overrides (as last read or written) stay in force.
-  auto skip = [&](const std::string& reason, std::vector<std::string> notes = {}) {
-    out.parallelism_overrides = r->state.parallelism_overrides;
-    out.config_overrides = r->state.config_overrides.overrides;
-    out.config_removals = r->state.config_overrides.removals;
-    out.scaled = false;
-    out.skipped_reason = reason;
-    notes.insert(notes.begin(), r->load_notes.begin(), r->load_notes.end());
-    out.decision_log = SkippedLog(now, job_key, reason, notes);
-    return out;
-  };
+  } decision{exported_.get(), pass};
 
-  // 1. Options.
-  StatusOr<flink::AutoscalerOptions> parsed = flink::ParseAutoscalerOptions(c.flink_configuration);
-  if (!parsed.ok()) {
-    const std::string reason = "invalid autoscaler configuration: " + parsed.status().message();
-    count(&AutoscalerCounters::errors);
-    EmitError(job_key, reason, flink::AutoscalerOptions{}.scaling_event_interval);
-    if (Status loaded = EnsureLoaded(job_key, r.get()); !loaded.ok() && !r->ever_loaded) {
-      return UnknownOverrides(job_key, loaded);
-    }
-    return skip(reason);
+  // The stages (scale_pass.h), each a file: prepare -> run -> persist -> report.
+  for (auto stage : {&OperatorAutoscaler::Prepare, &OperatorAutoscaler::Run,
+                     &OperatorAutoscaler::Persist}) {
+    TRIMTAB_ASSIGN_OR_RETURN(ScaleStep step, (this->*stage)(pass));
+    if (step.stop) return *std::move(step.stop);
   }
-  const flink::AutoscalerOptions& o = *parsed;
+  return Report(pass);
+}
 
-  // 2. Disabled: forget everything; the job goes back to the user's parallelism.
-  if (!o.enabled) {
-    Status cleared = store_->ClearAll(job_key);
-    if (cleared.ok()) cleared = store_->Flush(job_key);
-    r->state = flink::AutoscalerState{};
-    r->plugin_states = Json::object();
-    r->history = Json();
-    r->load_notes.clear();
-    r->loaded = cleared.ok();
-    {
-      std::lock_guard<std::mutex> stats(r->stats_mu);
-      r->last_evaluation.reset();
-    }
-    if (exported_) exported_->ClearVertices(labels);
-    decision.outcome = "Disabled";
-    std::string reason = "autoscaler disabled (job.autoscaler.enabled is false): state cleared";
-    if (!cleared.ok()) {
-      if (configmap_store_ != nullptr) configmap_store_->Invalidate(job_key);
-      reason += ", but removing it failed: " + cleared.message();
-    }
-    skip(reason);
-    out.parallelism_overrides.clear();
-    return out;
-  }
-
-  // 3. State.
-  if (Status loaded = EnsureLoaded(job_key, r.get()); !loaded.ok()) {
-    count(&AutoscalerCounters::errors);
-    if (!r->ever_loaded) return UnknownOverrides(job_key, loaded);
-    return skip("cannot read the autoscaler state: " + loaded.message());
-  }
-
-  // 4. Job status as the reconciler observed it.
-  auto not_running = [&](const std::string& status) {
-    std::lock_guard<std::mutex> stats(r->stats_mu);
-    r->last_evaluation.reset();  // upstream drops the cached evaluation
-    if (exported_) exported_->ClearVertices(labels);
-    return "job is not RUNNING (status " + status + ")";
-  };
-  if (c.job_status != "RUNNING") return skip(not_running(c.job_status));
-  if (c.job_id.empty() || c.rest_url.empty()) {
-    return skip("the job context has no job id or REST address");
-  }
-
-  // 5. Collect.
-  const Millis timeout = HasAutoscalerKey(c.flink_configuration, kRestTimeoutKey)
-                             ? o.rest_client_timeout
-                             : options_.default_rest_timeout;
-  const adapters::FlinkJobRef ref{.rest_url = c.rest_url, .job_id = c.job_id};
-  if (r->job && (r->job->job_id != ref.job_id || r->job->rest_url != ref.rest_url)) {
-    collector_->Forget(*r->job);
-  }
-  r->job = ref;
-  StatusOr<adapters::FlinkCollection> collected = collector_->Collect(ref, now, timeout);
-  if (!collected.ok()) {
-    const Status& s = collected.status();
-    const bool missing =
-        s.code() == StatusCode::kFailedPrecondition && s.message().rfind("missing metrics", 0) == 0;
-    if (missing) {
-      // Not ready while the job stabilizes; an error once that should be over.
-      if (!r->missing_since) r->missing_since = now;
-      if (now - *r->missing_since >= o.stabilization_interval) {
-        count(&AutoscalerCounters::errors);
-        EmitError(job_key,
-                  "Metrics are still missing after the stabilization interval: " + s.message(),
-                  o.scaling_event_interval);
-      }
-      return skip(s.message());
-    }
-    count(&AutoscalerCounters::errors);
-    EmitError(job_key, "Autoscaler cycle skipped: " + s.message(), o.scaling_event_interval);
-    return skip(s.message());
-  }
-  r->missing_since.reset();
-  adapters::FlinkCollection& col = *collected;
-  if (col.job.state != "RUNNING") return skip(not_running(col.job.state + " on the REST API"));
-  std::vector<core::VertexId> vertex_ids;
-  for (const core::VertexInfo& v : col.job.topology.vertices) vertex_ids.push_back(v.id);
-  // Custom metrics, each from the source its declaration names.
-  std::unique_ptr<flink::MetricSource> rest = collector_->MetricSourceFor(ref, timeout);
-  std::optional<adapters::PrometheusMetricSource> prometheus;
-  if (!options_.prometheus_url.empty()) {
-    prometheus.emplace(adapters::PrometheusSourceOptions{
-        .http = http_, .url = options_.prometheus_url, .timeout = timeout, .flink_job_id = ref.job_id});
-  }
-  std::optional<adapters::ExternalMetricSource> external;
-  if (options_.kube) external.emplace(options_.kube, ref.job_id, timeout);
-  adapters::RoutingMetricSource custom(rest.get(), prometheus ? &*prometheus : nullptr,
-                                       external ? &*external : nullptr);
-  TRIMTAB_RETURN_IF_ERROR(flink::CollectCustomMetrics(
-      metrics_.Metrics(),
-      {.job_key = job_key, .namespace_name = c.namespace_name, .vertices = vertex_ids}, custom,
-      &col.sample));
-
-  // 6. Decide (window, evaluation, parallelism, behavior, executor chain, commit).
-  flink::ChainedCycleInput in;
-  in.cycle.topology = col.job.topology;
-  in.cycle.configuration = c.flink_configuration;
-  if (!col.nan_busy_time_vertices.empty()) {
-    // Legacy sources without busy time are excluded for this run, as upstream does.
-    std::set<std::string> excluded = o.vertex_exclude_ids;
-    excluded.insert(col.nan_busy_time_vertices.begin(), col.nan_busy_time_vertices.end());
-    std::string list;
-    for (const std::string& id : excluded) list += (list.empty() ? "" : ";") + id;
-    in.cycle.configuration.erase(std::string(flink::kLegacyAutoscalerPrefix) +
-                                 "vertex.exclude.ids");
-    in.cycle.configuration[kExcludeIdsKey] = list;
-  }
-  in.cycle.samples = {col.sample};
-  in.cycle.now = now;
-  in.cycle.job_status = "RUNNING";
-  in.cycle.job_running_since = col.job.running_since;
-  if (c.task_manager_cpu > 0) in.cycle.resources.cpu = c.task_manager_cpu;
-  if (c.task_manager_memory_bytes > 0) {
-    in.cycle.resources.memory_bytes = static_cast<int64_t>(c.task_manager_memory_bytes);
-  }
-  if (auto slots = c.flink_configuration.find(kTaskSlotsKey);
-      slots != c.flink_configuration.end()) {
-    StatusOr<int64_t> n = ParseFlinkInt(kTaskSlotsKey, slots->second);
-    if (n.ok() && *n > 0) in.cycle.resources.slots_per_task_manager = static_cast<int>(*n);
-  }
-  in.cycle.custom_metrics = metrics_.Metrics();
-  in.context.job_key = job_key;
-  in.context.namespace_name = c.namespace_name;
-  in.context.configuration = c.flink_configuration;
-  in.context.queue = c.queue;
-  in.context.cluster = c.cluster;
-  Json plugin_states = r->plugin_states;
-  StatusOr<flink::ChainedCycleResult> result =
-      flink::RunAutoscalerCycleWithChain(in, r->state, ChainFor(o), &plugin_states);
-  if (!result.ok()) {
-    count(&AutoscalerCounters::errors);
-    const std::string reason = "autoscaler cycle failed: " + result.status().message();
-    EmitError(job_key, reason, o.scaling_event_interval);
-    return skip(reason, col.notes);
-  }
-  flink::ChainedCycleResult& cr = *result;
-  flink::DecisionLog& log = cr.cycle.log;
-  for (const std::string& note : r->load_notes) log.Note("collect", note);
-  for (const std::string& note : col.notes) log.Note("collect", note);
-  for (const std::string& id : col.nan_busy_time_vertices) {
-    log.Note("collect", "vertex " + id + " reports no busy time (legacy source): excluded");
-  }
-  // Vertices by name in everything people read (issue 26); ids stay in the structured fields.
-  const VertexLabels vertex_labels(col.job.topology);
-  vertex_labels.Relabel(&log);
-
-  Json log_json = flink::ToJson(log);
-  log_json["jobKey"] = job_key;
-  log_json["jobId"] = c.job_id;
-  log_json["scaled"] = cr.scaled();
-  if (cr.chain) {
-    Json chain = core::ToJson(*cr.chain);
-    for (Json& step : chain["steps"]) {
-      if (step.contains("reason")) vertex_labels.RelabelStrings(&step["reason"]);
-    }
-    if (chain.contains("reason")) vertex_labels.RelabelStrings(&chain["reason"]);
-    log_json["chain"] = std::move(chain);
-  }
-  const std::string reason = SkippedReason(log, cr.cycle.state.metric_window.size());
-  if (!reason.empty()) log_json["skippedReason"] = reason;
-
-  const std::string outcome = cr.chain && cr.chain->vetoed ? "Vetoed"
-                              : cr.scaled()                ? "Scaled"
-                                                           : std::string(flink::CycleOutcomeName(log.outcome));
-  Json history = AppendToHistory(r->history, {.time = now,
-                                              .outcome = outcome,
-                                              .topology = &col.job.topology,
-                                              .evaluated = &cr.cycle.evaluated,
-                                              .decision_log = &log_json});
-
-  // 7. Persist; a conflict skips the cycle without a trace.
-  Status saved =
-      SaveAutoscalerState(*store_, job_key, cr.cycle.state, plugin_states, log_json, history);
-  if (!saved.ok()) {
-    r->loaded = false;  // re-read the stored state next time
-    if (configmap_store_ != nullptr) configmap_store_->Invalidate(job_key);
-    count(&AutoscalerCounters::errors);
-    const std::string why = saved.code() == StatusCode::kConflict
-                                ? "the autoscaler state changed concurrently, cycle skipped: "
-                                : "cannot write the autoscaler state, cycle skipped: ";
-    spdlog::warn("autoscaler {}: {}{}", job_key, why, saved.message());
-    out.parallelism_overrides = r->state.parallelism_overrides;  // as stored before the cycle
-    out.config_overrides = r->state.config_overrides.overrides;
-    out.config_removals = r->state.config_overrides.removals;
-    out.skipped_reason = why + saved.message();
-    out.decision_log = std::move(log_json);
-    out.decision_log["cycleOutcome"] = out.decision_log["outcome"];
-    out.decision_log["outcome"] = "Skipped";
-    out.decision_log["skippedReason"] = out.skipped_reason;
-    out.decision_log["scaled"] = false;
-    return out;
-  }
-  if (exported_) {
-    // Rescales whose restart finished in this cycle.
-    std::set<TimePoint> timed;
-    for (const flink::ScalingRecord& rec : r->state.scaling_tracking) {
-      if (rec.restart_duration) timed.insert(rec.time);
-    }
-    for (const flink::ScalingRecord& rec : cr.cycle.state.scaling_tracking) {
-      if (rec.restart_duration && !timed.count(rec.time)) {
-        exported_->ObserveRestart(labels,
-                                  std::chrono::duration<double>(*rec.restart_duration).count());
-      }
-    }
-  }
-  r->state = std::move(cr.cycle.state);
-  r->plugin_states = std::move(plugin_states);
-  r->history = std::move(history);
-  r->load_notes.clear();
+void OperatorAutoscaler::CountError(ScalePass& pass) const {
   {
-    std::lock_guard<std::mutex> stats(r->stats_mu);
-    if (!cr.cycle.evaluated.vertices.empty()) r->last_evaluation = cr.cycle.evaluated;
-    if (cr.scaled()) ++r->counters.scalings;
-    if (log.outcome == flink::CycleOutcome::kNoChange) ++r->counters.balanced;
+    std::lock_guard<std::mutex> stats(pass.resource.stats_mu);
+    ++pass.resource.counters.errors;
   }
-  decision.outcome = outcome;
-  if (exported_) {
-    if (!cr.cycle.evaluated.vertices.empty()) {
-      std::map<std::string, std::string> names;
-      for (const core::VertexInfo& v : col.job.topology.vertices) names[v.id] = v.name;
-      exported_->SetVertices(labels, cr.cycle.evaluated, names, log);
-    }
-    if (cr.scaled()) {
-      exported_->CountScaling(labels);
-      exported_->CountRescale(labels);
-    }
-    if (log.outcome == flink::CycleOutcome::kNoChange) exported_->CountBalanced(labels);
-    if (cr.chain && cr.chain->vetoed) exported_->CountVeto(labels, cr.chain->vetoed_by);
-  }
+  if (exported_) exported_->CountError(pass.labels);
+}
 
-  // 8. Events, 9. outcome.
-  Emit(job_key, log, vertex_labels, o.scaling_event_interval);
-  out.parallelism_overrides = r->state.parallelism_overrides;
-  out.config_overrides = r->state.config_overrides.overrides;
-  out.config_removals = r->state.config_overrides.removals;
-  out.scaled = cr.scaled();
+void OperatorAutoscaler::ScalePass::FillStored(AutoscalerOutcome* out) const {
+  out->parallelism_overrides = resource.state.parallelism_overrides;
+  out->config_overrides = resource.state.config_overrides.overrides;
+  out->config_removals = resource.state.config_overrides.removals;
+  DescribeRealization(options.get(), out);
+}
+
+AutoscalerOutcome OperatorAutoscaler::ScalePass::Skipped(const std::string& reason,
+                                                         std::vector<std::string> notes) const {
+  AutoscalerOutcome out;
+  FillStored(&out);
+  out.scaled = false;
   out.skipped_reason = reason;
-  out.decision_log = std::move(log_json);
+  notes.insert(notes.begin(), resource.load_notes.begin(), resource.load_notes.end());
+  out.decision_log = SkippedLog(now, job_key, reason, notes);
   return out;
 }
 
@@ -613,7 +298,10 @@ StatusOr<AutoscalerOutcome> OperatorAutoscaler::RevertUnschedulable(const Autosc
   std::lock_guard<std::mutex> lock(r->mu);
   const TimePoint now = Now();
   Bind(c, job_key);
+  const StatusOr<flink::AutoscalerOptions> options =
+      flink::ParseAutoscalerOptions(c.flink_configuration);
   AutoscalerOutcome out;
+  DescribeRealization(options.ok() ? &*options : nullptr, &out);
   if (Status loaded = EnsureLoaded(job_key, r.get()); !loaded.ok()) {
     if (!r->ever_loaded) return UnknownOverrides(job_key, loaded);
     out.parallelism_overrides = r->state.parallelism_overrides;

@@ -1,32 +1,38 @@
 // OperatorAutoscaler: the JobAutoscaler (job_autoscaler.h) the operator's reconcilers call, i.e.
 // upstream JobAutoScalerImpl with its Kubernetes state store and event handler (notes
-// flink-autoscaler-and-operator.md §C.1). One Scale() per reconcile of a deployed job:
+// flink-autoscaler-and-operator.md §C.1). One Scale() per reconcile of a deployed job, in four
+// stages, one file each (scale_pass.h):
 //
-//   1. options      job.autoscaler.* from the effective configuration; invalid -> Warning
-//                   AutoscalerError, no decision, stored overrides kept
-//   2. disabled     job.autoscaler.enabled false -> Cleanup: state ConfigMap removed, no
-//                   overrides (the job returns to the user's parallelism)
-//   3. state        loaded once from the ConfigMap `autoscaler-<name>` and cached per resource
-//   4. job status   not RUNNING (as the reconciler observed it, or as REST reports it) -> the
-//                   cached evaluation is dropped, no decision, stored overrides kept
-//   5. collect      FlinkMetricsCollector over the job's REST API (timeout
-//                   job.autoscaler.flink.rest-client.timeout, default the operator's client
-//                   timeout) plus the custom metrics the executor plugins declared
-//   6. decide       RunAutoscalerCycleWithChain: window, evaluation, per-vertex parallelism,
-//                   behavior shaping, executor plugin chain, commit of what was approved;
-//                   restart tracking happens inside (a RUNNING job whose vertices run at their
-//                   targets records how long the rescale took)
-//   7. persist      state, plugin state and the decision log written back to the ConfigMap with
-//                   optimistic locking; a conflict (409) invalidates the cache and skips the
-//                   cycle (no new overrides, no events), never a blind overwrite
-//   8. events       the cycle's events as Kubernetes Events (ScalingReport, IneffectiveScaling,
-//                   ScalingLimited, MemoryPressure, ResourceQuotaReached, ScalingVetoed),
-//                   named as the operator's own Events, one Event per identity
-//   9. metrics      the cycle's evaluated metrics, outcome, vetoes and rescale times as Prometheus
-//                   series (autoscaler_metrics.h) when a registry is given; Cleanup drops them
-//  10. outcome      the stored parallelism overrides (every vertex once a scaling happened),
-//                   `scaled` when this call decided a new scaling, `skipped_reason` when nothing
-//                   was decided, and the decision log
+//   Prepare (scale_prepare.cc)
+//     options      job.autoscaler.* from the effective configuration, parsed once for the call;
+//                  invalid -> Warning AutoscalerError, no decision, stored overrides kept
+//     disabled     job.autoscaler.enabled false -> state ConfigMap removed, no overrides (the
+//                  job returns to the user's parallelism)
+//     state        loaded once from the ConfigMap `autoscaler-<name>` and cached per resource
+//     job status   not RUNNING (as the reconciler observed it, or as REST reports it) -> the
+//                  cached evaluation is dropped, no decision, stored overrides kept
+//     collect      FlinkMetricsCollector over the job's REST API (timeout
+//                  job.autoscaler.flink.rest-client.timeout, default the operator's client
+//                  timeout) plus the custom metrics the executor plugins declared; legacy
+//                  sources without busy time join the cycle's excluded vertices
+//   Run (scale_run.cc)
+//     decide       RunAutoscalerCycleWithChain with the parsed options: window, evaluation,
+//                  per-vertex parallelism, behavior shaping, executor plugin chain, commit of
+//                  what was approved; restart tracking happens inside
+//   Persist (scale_persist.cc)
+//     persist      state, plugin state and the decision log written back to the ConfigMap with
+//                  optimistic locking; a conflict (409) invalidates the cache and skips the
+//                  cycle (no new overrides, no events), never a blind overwrite
+//   Report (scale_report.cc)
+//     events       the cycle's events as Kubernetes Events (ScalingReport, IneffectiveScaling,
+//                  ScalingLimited, MemoryPressure, ResourceQuotaReached, ScalingVetoed),
+//                  named as the operator's own Events, one Event per identity
+//     metrics      the cycle's evaluated metrics, outcome, vetoes and rescale times as Prometheus
+//                  series (autoscaler_metrics.h) when a registry is given; Cleanup drops them
+//     outcome      the stored parallelism overrides (every vertex once a scaling happened),
+//                  `scaled` when this call decided a new scaling, `skipped_reason` when nothing
+//                  was decided, the decision log, and what the options say about realizing
+//                  them (excluded vertices, memory tuning)
 //
 // Faults never scale: a REST timeout or error status, missing metrics, an unreadable or
 // conflicting state ConfigMap or a failing cycle give skipped_reason and the overrides already
@@ -38,7 +44,8 @@
 // Usage:
 //   TRIMTAB_ASSIGN_OR_RETURN(auto autoscaler, OperatorAutoscaler::Create({.kube = kube.get()}));
 //   TRIMTAB_ASSIGN_OR_RETURN(AutoscalerOutcome out, autoscaler->Scale(context));
-//   merged = MergeParallelismOverrides(user, out.parallelism_overrides, excluded);
+//   KubernetesScalingRealizer(&spec, {.user = user, .excluded = out.excluded_vertices})
+//       .RealizeParallelismOverrides(job_key, out.parallelism_overrides);
 //
 // Thread-safety: Scale/Cleanup are safe for concurrent calls; calls for the same resource wait
 // for each other (the controller's work queue already serialises them).
@@ -144,12 +151,20 @@ class OperatorAutoscaler final : public JobAutoscaler {
   }
 
  private:
-  struct Resource;
+  struct Resource;    // scale_pass.h
+  struct ScaleStep;   // scale_pass.h
+  struct ScalePass;   // scale_pass.h
 
   explicit OperatorAutoscaler(OperatorAutoscalerOptions options);
   std::shared_ptr<Resource> ResourceFor(const std::string& job_key, bool create) const;
   Status EnsureLoaded(const std::string& job_key, Resource* r);
   void Bind(const AutoscalerJobContext& context, const std::string& job_key);
+  // The stages of Scale() (scale_pass.h).
+  StatusOr<ScaleStep> Prepare(ScalePass& pass);
+  StatusOr<ScaleStep> Run(ScalePass& pass);
+  StatusOr<ScaleStep> Persist(ScalePass& pass);
+  AutoscalerOutcome Report(ScalePass& pass);
+  void CountError(ScalePass& pass) const;
   void Emit(const std::string& job_key, const core::flink::DecisionLog& log,
             const VertexLabels& labels, Millis interval) const;
   void EmitError(const std::string& job_key, const std::string& message, Millis interval) const;

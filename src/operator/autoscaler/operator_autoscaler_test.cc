@@ -719,6 +719,26 @@ TEST_F(OperatorAutoscalerTest, InvalidConfigurationIsAnErrorEventNotAScaling) {
   EXPECT_EQ(EventsWithReason("AutoscalerError").size(), 1u);
 }
 
+// What the reconciler's realizer needs from the options comes typed with the outcome (issue 24):
+// no layer after the autoscaler reads vertex.exclude.ids or memory.tuning.enabled again.
+TEST_F(OperatorAutoscalerTest, TheOutcomeCarriesTheExcludedVerticesAndMemoryTuning) {
+  Start();
+  conf_["kubernetes.operator.job.autoscaler.vertex.exclude.ids"] = kSink;
+  conf_["job.autoscaler.memory.tuning.enabled"] = "true";
+  AutoscalerOutcome out = ScaleAt(minutes(1));
+  EXPECT_EQ(out.excluded_vertices, (std::set<std::string>{kSink}));
+  EXPECT_TRUE(out.memory_tuning_enabled);
+  for (int m = 2; m <= 4; ++m) out = ScaleAt(minutes(m));
+  EXPECT_EQ(out.excluded_vertices, (std::set<std::string>{kSink}));
+  EXPECT_THAT(out.decision_log["vertices"][kSink].dump(),
+              HasSubstr("excluded by job.autoscaler.vertex.exclude.ids"));
+
+  conf_["job.autoscaler.utilization.target"] = "1.5";  // invalid: the options are unknown
+  out = ScaleAt(minutes(5));
+  EXPECT_TRUE(out.excluded_vertices.empty());
+  EXPECT_FALSE(out.memory_tuning_enabled);
+}
+
 TEST_F(OperatorAutoscalerTest, CleanupRemovesTheState) {
   Start();
   for (int m = 1; m <= 4; ++m) ScaleAt(minutes(m));

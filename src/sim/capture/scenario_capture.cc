@@ -330,6 +330,7 @@ StatusOr<Sampled> SampleJob(adapters::FlinkMetricsCollector& collector,
     }
     const TimePoint now = o.clock->Now();
     TRIMTAB_ASSIGN_OR_RETURN(FlinkCollection c, collector.Collect(ref, now, o.timeout));
+    TRIMTAB_RETURN_IF_ERROR(c.MissingMetricsStatus());
     if (c.job.state != "RUNNING") {
       return FailedPreconditionError("job " + job_id + " is " + c.job.state +
                                      ", not RUNNING: its metrics describe no steady processing");
