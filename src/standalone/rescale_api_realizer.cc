@@ -106,7 +106,8 @@ Status RescaleApiScalingRealizer::RealizeParallelismOverrides(
 }
 
 Status RescaleApiScalingRealizer::RealizeConfigOverrides(
-    const std::string& job_key, const std::map<std::string, std::string>& overrides) {
+    const std::string& job_key, const std::map<std::string, std::string>& overrides,
+    const std::set<std::string>& /*removals*/) {
   if (overrides.empty()) return Status::Ok();
   std::string keys;
   for (const auto& [k, v] : overrides) keys += (keys.empty() ? "" : ", ") + k + "=" + v;

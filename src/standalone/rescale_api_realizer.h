@@ -51,7 +51,8 @@ class RescaleApiScalingRealizer final : public core::ScalingRealizer {
   Status RealizeParallelismOverrides(const std::string& job_key,
                                      const core::ParallelismOverrides& overrides) override;
   Status RealizeConfigOverrides(const std::string& job_key,
-                                const std::map<std::string, std::string>& overrides) override;
+                                const std::map<std::string, std::string>& overrides,
+                                const std::set<std::string>& removals) override;
 
   // What the last RealizeParallelismOverrides of the key did ("" before any): "in-place scaling
   // triggered: ...", "requirements already match" or "no overrides".

@@ -122,7 +122,9 @@ JobPassResult StandaloneAutoscaler::HandleJob(
     core::ParallelismOverrides overrides(outcome->parallelism_overrides.begin(),
                                          outcome->parallelism_overrides.end());
     realized = realizer_->RealizeParallelismOverrides(r.job_key, overrides);
-    realizer_->RealizeConfigOverrides(r.job_key, outcome->config_overrides).IgnoreError();
+    realizer_->RealizeConfigOverrides(r.job_key, outcome->config_overrides,
+                                      outcome->config_removals)
+        .IgnoreError();
   }
   if (realized.ok()) {
     r.realized = realizer_->LastAction(r.job_key);

@@ -28,10 +28,12 @@ Status InMemoryScalingRealizer::RealizeParallelismOverrides(const std::string& j
 }
 
 Status InMemoryScalingRealizer::RealizeConfigOverrides(
-    const std::string& job_key, const std::map<std::string, std::string>& overrides) {
+    const std::string& job_key, const std::map<std::string, std::string>& overrides,
+    const std::set<std::string>& removals) {
   std::lock_guard<std::mutex> lock(mu_);
   ++calls_;
   for (const auto& [k, v] : overrides) config_[job_key][k] = v;
+  for (const std::string& k : removals) config_[job_key].erase(k);
   return Status::Ok();
 }
 

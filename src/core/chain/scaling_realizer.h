@@ -1,7 +1,9 @@
 // ScalingRealizer: applies the autoscaler's decisions to the job (upstream ScalingRealizer,
-// notes §C.1 step 7). The operator writes `pipeline.jobvertex-parallelism-overrides` into the
-// resource and lets the reconciler rescale in place or upgrade; the standalone autoscaler calls
-// the Flink REST rescale API. InMemoryScalingRealizer records calls (simulator, tests).
+// notes §C.1 step 7). The operator's KubernetesScalingRealizer
+// (operator/deployment/kubernetes_scaling_realizer.h) writes `pipeline.jobvertex-parallelism-
+// overrides` into the resource and lets the reconciler rescale in place or upgrade; the
+// standalone autoscaler's RescaleApiScalingRealizer calls the Flink REST rescale API.
+// InMemoryScalingRealizer records calls (tests).
 //
 // MergeParallelismOverrides implements the upstream merge of user and autoscaler overrides; the
 // text form of overrides is common/flink_values.h's.
@@ -27,9 +29,11 @@ class ScalingRealizer {
   // Applies vertex -> parallelism for the job. An empty map removes all overrides.
   virtual Status RealizeParallelismOverrides(const std::string& job_key,
                                              const ParallelismOverrides& overrides) = 0;
-  // Applies configuration overrides (memory tuning); keys absent from `overrides` are untouched.
+  // Applies configuration changes (memory tuning, upstream ConfigChanges): sets `overrides`,
+  // removes `removals`; other keys are untouched.
   virtual Status RealizeConfigOverrides(const std::string& job_key,
-                                        const std::map<std::string, std::string>& overrides) = 0;
+                                        const std::map<std::string, std::string>& overrides,
+                                        const std::set<std::string>& removals) = 0;
 };
 
 // The autoscaler's value wins, except for vertices in `excluded` (vertex.exclude.ids), where the
@@ -43,7 +47,8 @@ class InMemoryScalingRealizer final : public ScalingRealizer {
   Status RealizeParallelismOverrides(const std::string& job_key,
                                      const ParallelismOverrides& overrides) override;
   Status RealizeConfigOverrides(const std::string& job_key,
-                                const std::map<std::string, std::string>& overrides) override;
+                                const std::map<std::string, std::string>& overrides,
+                                const std::set<std::string>& removals) override;
 
   // The latest overrides per job (absent job: none realized).
   ParallelismOverrides ParallelismOf(const std::string& job_key) const;

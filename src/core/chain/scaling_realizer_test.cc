@@ -17,7 +17,7 @@ TEST(ScalingRealizerTest, InMemoryRecordsTheLatestCall) {
   InMemoryScalingRealizer realizer;
   ASSERT_TRUE(realizer.RealizeParallelismOverrides("j", {{"a", 2}}).ok());
   ASSERT_TRUE(realizer.RealizeParallelismOverrides("j", {{"a", 4}, {"b", 1}}).ok());
-  ASSERT_TRUE(realizer.RealizeConfigOverrides("j", {{"taskmanager.memory.process.size", "2g"}}).ok());
+  ASSERT_TRUE(realizer.RealizeConfigOverrides("j", {{"taskmanager.memory.process.size", "2g"}}, {}).ok());
   EXPECT_EQ(realizer.ParallelismOf("j"), (ParallelismOverrides{{"a", 4}, {"b", 1}}));
   EXPECT_EQ(realizer.ConfigOf("j").at("taskmanager.memory.process.size"), "2g");
   EXPECT_TRUE(realizer.ParallelismOf("other").empty());

@@ -12,6 +12,7 @@
 #include "operator/deployment/deployment_pass.h"
 #include "operator/decisions/flink_config_builder.h"
 #include "operator/deployment/flink_deployment_controller.h"
+#include "operator/deployment/kubernetes_scaling_realizer.h"
 #include "operator/decisions/ingress_builder.h"
 #include "operator/controller_shared/job_observer.h"
 #include "operator/controller_shared/kube_resources.h"
@@ -234,27 +235,40 @@ void FlinkDeploymentController::RunAutoscaler(DeploymentPass& p) {
     }
     outcome = deps_.autoscaler->Scale(context);
   }
-  std::map<std::string, int> overrides;
   if (!outcome.ok()) {
     p.job.Event(EventType::kWarning, reasons::kAutoscalerError, outcome.status().message());
-    overrides = ParseFlinkParallelismOverrides(flink_keys::kParallelismOverrides, recorded_overrides)
-                    .value_or({});  // keep what runs
+    KubernetesScalingRealizer(&p.resource.spec, {})
+        .KeepOverrides(
+            ParseFlinkParallelismOverrides(flink_keys::kParallelismOverrides, recorded_overrides)
+                .value_or({}));  // keep what runs
   } else {
+    // The autoscaler's decisions, typed, into the spec about to be diffed (upstream
+    // realizeParallelismOverrides and realizeConfigOverrides).
     const auto user_it = p.resource.spec.flink_configuration.find(flink_keys::kParallelismOverrides);
-    const std::map<std::string, int> user =
-        user_it == p.resource.spec.flink_configuration.end()
-            ? std::map<std::string, int>{}
-            : ParseFlinkParallelismOverrides(user_it->first, user_it->second).value_or({});
-    std::set<std::string> excluded;
-    for (const char* key : {"job.autoscaler.vertex.exclude.ids",
-                            "kubernetes.operator.job.autoscaler.vertex.exclude.ids"}) {
-      if (auto it = p.config.find(key); it != p.config.end()) {
-        for (const std::string& v : ParseFlinkList(it->second)) excluded.insert(v);
+    KubernetesScalingRealizer realizer(
+        &p.resource.spec,
+        {.user = user_it == p.resource.spec.flink_configuration.end()
+                     ? core::ParallelismOverrides{}
+                     : ParseFlinkParallelismOverrides(user_it->first, user_it->second).value_or({}),
+         .excluded = outcome->excluded_vertices,
+         .task_manager_memory_bytes =
+             context.task_manager_memory_bytes > 0
+                 ? std::optional<int64_t>(static_cast<int64_t>(context.task_manager_memory_bytes))
+                 : std::nullopt});
+    const std::string job_key = p.ns() + "/" + p.name();
+    if (Status s = realizer.RealizeParallelismOverrides(job_key, outcome->parallelism_overrides);
+        !s.ok()) {
+      spdlog::warn("{}/{}: realize the parallelism overrides: {}", p.ns(), p.name(), s.ToString());
+    }
+    // Memory tuning's TaskManager configuration, while memory.tuning.enabled.
+    if (outcome->memory_tuning_enabled) {
+      if (Status s = realizer.RealizeConfigOverrides(job_key, outcome->config_overrides,
+                                                     outcome->config_removals);
+          !s.ok()) {
+        spdlog::warn("{}/{}: memory tuning: TaskManager memory not adjusted: {}", p.ns(), p.name(),
+                     s.message());
       }
     }
-    overrides = outcome->parallelism_overrides.empty()
-                    ? user
-                    : core::MergeParallelismOverrides(user, outcome->parallelism_overrides, excluded);
     if (outcome->scaled) {
       p.job.Event(EventType::kNormal, reasons::kScalingDecision,
                   "Autoscaler decided parallelism overrides " +
@@ -280,37 +294,6 @@ void FlinkDeploymentController::RunAutoscaler(DeploymentPass& p) {
           spdlog::warn("{}/{}: record the scaling decision: {}", p.ns(), p.name(),
                        patched.status().ToString());
         }
-      }
-    }
-  }
-  if (overrides.empty()) {
-    p.resource.spec.flink_configuration.erase(flink_keys::kParallelismOverrides);
-  } else {
-    p.resource.spec.flink_configuration[flink_keys::kParallelismOverrides] =
-        FormatFlinkParallelismOverrides(overrides);
-  }
-  // Memory tuning's TaskManager configuration, while memory.tuning.enabled (upstream
-  // realizeConfigOverrides): into the spec about to be diffed, like the parallelism overrides.
-  if (outcome.ok() && (!outcome->config_overrides.empty() || !outcome->config_removals.empty())) {
-    bool tuning = false;
-    for (const char* key : {"job.autoscaler.memory.tuning.enabled",
-                            "kubernetes.operator.job.autoscaler.memory.tuning.enabled"}) {
-      if (auto it = p.config.find(key); it != p.config.end()) {
-        StatusOr<bool> on = ParseFlinkBool(key, it->second);
-        tuning = on.ok() && *on;
-        break;
-      }
-    }
-    if (tuning) {
-      const std::optional<int64_t> spec_memory =
-          context.task_manager_memory_bytes > 0
-              ? std::optional<int64_t>(static_cast<int64_t>(context.task_manager_memory_bytes))
-              : std::nullopt;
-      const std::string why = RealizeMemoryOverrides(
-          outcome->config_overrides, outcome->config_removals, spec_memory, &p.resource.spec);
-      if (!why.empty()) {
-        spdlog::warn("{}/{}: memory tuning: TaskManager memory not adjusted: {}", p.ns(), p.name(),
-                     why);
       }
     }
   }
