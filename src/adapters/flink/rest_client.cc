@@ -9,11 +9,6 @@
 namespace trimtab::flink {
 namespace {
 
-std::string FirstLine(const std::string& s) {
-  const size_t nl = s.find('\n');
-  return nl == std::string::npos ? s : s.substr(0, nl);
-}
-
 // A number field as int64; a floating-point value beyond int64 is clamped (converting it was
 // undefined behaviour: issue 27, found by fuzz_flink_rest), NaN is the fallback.
 int64_t Int(const Json& j, const char* key, int64_t fallback = 0) {
@@ -59,7 +54,7 @@ std::string FailureText(const Json& op) {
     auto it = op.find(key);
     if (it == op.end() || it->is_null()) continue;
     std::string text = Str(*it, "class");
-    const std::string trace = FirstLine(Str(*it, "stack-trace"));
+    const std::string trace = FlinkFirstLine(Str(*it, "stack-trace"));
     if (!trace.empty()) text = trace;
     return text.empty() ? "failed (no failure cause)" : text;
   }

@@ -11,11 +11,21 @@ namespace {
 
 constexpr size_t kMaxErrorText = 1000;
 
-// The first line of an answer, for an error message: bytes that are not UTF-8 are written as
-// \xNN, since the message ends up in JSON (events, status, logs) and a JSON writer refuses
-// invalid UTF-8 (a 200 answer of garbage once aborted the operator this way).
-std::string FirstLine(std::string_view s) {
-  std::string line(s.substr(0, s.find('\n')));
+// The informative line of one Flink error entry: its first line, or for a server-side exception
+// ("<Exception on server side:\n<exception>\n\tat ...") the exception line.
+std::string ErrorLine(std::string_view entry) {
+  constexpr std::string_view kServerSide = "<Exception on server side:";
+  if (entry.starts_with(kServerSide)) {
+    const size_t nl = entry.find('\n');
+    if (nl != std::string_view::npos) return FlinkFirstLine(entry.substr(nl + 1));
+  }
+  return FlinkFirstLine(entry);
+}
+
+}  // namespace
+
+std::string FlinkFirstLine(std::string_view text) {
+  std::string line(text.substr(0, text.find('\n')));
   if (IsValidUtf8(line)) return line;
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string clean;
@@ -30,19 +40,6 @@ std::string FirstLine(std::string_view s) {
   }
   return clean;
 }
-
-// The informative line of one Flink error entry: its first line, or for a server-side exception
-// ("<Exception on server side:\n<exception>\n\tat ...") the exception line.
-std::string ErrorLine(std::string_view entry) {
-  constexpr std::string_view kServerSide = "<Exception on server side:";
-  if (entry.starts_with(kServerSide)) {
-    const size_t nl = entry.find('\n');
-    if (nl != std::string_view::npos) return FirstLine(entry.substr(nl + 1));
-  }
-  return FirstLine(entry);
-}
-
-}  // namespace
 
 FlinkRestTransport::FlinkRestTransport(const http::HttpClient* http, std::string base_url)
     : http_(http), base_url_(std::move(base_url)) {
@@ -75,7 +72,7 @@ StatusOr<Json> FlinkRestTransport::Call(const FlinkRestRequest& request) const {
   Json doc = Json::parse(resp->body, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) {
     return UnavailableError("Flink REST " + call + " (" + base_url_ + "): response is not JSON: " +
-                            FirstLine(resp->body).substr(0, 200));
+                            FlinkFirstLine(resp->body).substr(0, 200));
   }
   if (doc.is_object() && doc.size() == 1 && doc.contains("errors")) {
     return FlinkRestError(call, base_url_, 500, resp->body);
@@ -94,7 +91,7 @@ Status FlinkRestError(const std::string& call, const std::string& base_url, int 
       text += ErrorLine(e.get<std::string>());
     }
   } else {
-    text = FirstLine(body);
+    text = FlinkFirstLine(body);
   }
   if (text.size() > kMaxErrorText) text = text.substr(0, kMaxErrorText) + "...";
   const std::string message = "Flink REST " + call + " (" + base_url + "): HTTP " +

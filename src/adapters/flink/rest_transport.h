@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 
 #include "adapters/http/client.h"
 #include "common/json.h"
@@ -49,6 +50,12 @@ class FlinkRestTransport {
   const http::HttpClient* http_;
   std::string base_url_;
 };
+
+// The first line of a text Flink sent (an answer, an error entry, a stack trace), for a message:
+// bytes that are not UTF-8 are written as \xNN, since the message ends up in JSON (events, status,
+// logs) and a JSON writer refuses invalid UTF-8 (a 200 answer of garbage once aborted the
+// operator this way).
+std::string FlinkFirstLine(std::string_view text);
 
 // How errors name a request: its method and path, "PATCH /jobs/x?mode=cancel"; for a GET without
 // the query ("GET /jobs/x/vertices/y/subtasks/metrics", not the list of metric names).
