@@ -35,11 +35,11 @@
 namespace trimtab::core::scheduling {
 namespace {
 
-struct QueueAttr {
+struct QueueAttr : QueueUsage {
   int queue = -1;
   double share = 0;
   bool has_deserved = false;  // deserved names some resource (not best effort)
-  Resources deserved, allocated, request, elastic, inqueue, guarantee, real_capability;
+  Resources deserved, guarantee, real_capability;
   bool deserved_named[kMaxResourceDims] = {};  // scalar dimensions deserved has (even as 0)
 };
 
@@ -123,18 +123,7 @@ class CapacityPlugin final : public Plugin {
         }
         attrs_[job.queue] = &a;
       }
-      QueueAttr& a = *attrs_[job.queue];
-      for (int id : job.tasks) {
-        const TaskInfo& t = ssn.tasks()[id];
-        if (AllocatedStatus(t.status)) {
-          a.allocated.Add(t.resreq);
-          a.request.Add(t.resreq);
-        } else if (t.status == TaskStatus::kPending) {
-          a.request.Add(t.resreq);
-        }
-      }
-      if (ReservesMinResources(job)) a.inqueue.Add(InqueueResource(job, job.allocated));
-      a.elastic.Add(Resources::ExceededPart(job.allocated, job.min_resources));
+      attrs_[job.queue]->AddJob(ssn, job);
     }
     for (QueueAttr& a : storage_) {
       a.deserved.MinDimension(a.real_capability);

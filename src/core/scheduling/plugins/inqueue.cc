@@ -62,4 +62,19 @@ std::string QueueNotOpenMessage(const QueueInfo& queue) {
          " (status.state): it admits no new PodGroups";
 }
 
+void QueueUsage::AddJob(Session& ssn, const JobInfo& job) {
+  for (int id : job.tasks) {
+    const TaskInfo& t = ssn.tasks()[id];
+    if (AllocatedStatus(t.status)) {
+      allocated.Add(t.resreq);
+      request.Add(t.resreq);
+    } else if (t.status == TaskStatus::kPending) {
+      request.Add(t.resreq);
+    }
+  }
+  if (ReservesMinResources(job)) inqueue.Add(InqueueResource(job, job.allocated));
+  // GetElasticResources: allocated beyond minResources (all of it without minResources).
+  elastic.Add(Resources::ExceededPart(job.allocated, job.min_resources));
+}
+
 }  // namespace trimtab::core::scheduling

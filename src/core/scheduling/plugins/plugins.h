@@ -52,4 +52,16 @@ std::string QueueNotOpenMessage(const QueueInfo& queue);
 // reserves the rest of its minResources (both plugins' accounting at session open).
 bool ReservesMinResources(const JobInfo& job);
 
+// What the jobs of one queue hold and want, as proportion and capacity add it up job by job when
+// a session opens (upstream's loop over ssn.Jobs in their OnSessionOpen):
+//   allocated  the requests of the tasks in an allocated status (AllocatedStatus)
+//   request    those plus the requests of the pending tasks
+//   inqueue    the rest of minResources a job reserves (ReservesMinResources, InqueueResource)
+//   elastic    what a job holds beyond its minResources (all of it without minResources)
+struct QueueUsage {
+  Resources allocated, request, inqueue, elastic;
+
+  void AddJob(Session& ssn, const JobInfo& job);
+};
+
 }  // namespace trimtab::core::scheduling

@@ -15,11 +15,11 @@
 namespace trimtab::core::scheduling {
 namespace {
 
-struct QueueAttr {
+struct QueueAttr : QueueUsage {
   int queue = -1;
   int32_t weight = 1;
   double share = 0;
-  Resources deserved, allocated, request, elastic, inqueue, guarantee, real_capability;
+  Resources deserved, guarantee, real_capability;
 };
 
 class ProportionPlugin final : public Plugin {
@@ -44,19 +44,7 @@ class ProportionPlugin final : public Plugin {
         a.real_capability = QueueRealCapability(q, total, total_guarantee);
         attrs_[job.queue] = &a;
       }
-      QueueAttr& a = *attrs_[job.queue];
-      for (int id : job.tasks) {
-        const TaskInfo& t = ssn.tasks()[id];
-        if (AllocatedStatus(t.status)) {
-          a.allocated.Add(t.resreq);
-          a.request.Add(t.resreq);
-        } else if (t.status == TaskStatus::kPending) {
-          a.request.Add(t.resreq);
-        }
-      }
-      if (ReservesMinResources(job)) a.inqueue.Add(InqueueResource(job, job.allocated));
-      // GetElasticResources: allocated beyond minResources (all of it without minResources).
-      a.elastic.Add(Resources::ExceededPart(job.allocated, job.min_resources));
+      attrs_[job.queue]->AddJob(ssn, job);
     }
     WaterFill(total);
     for (QueueAttr& a : storage_) {
