@@ -14,30 +14,17 @@
 #include "cluster/apiserver/apiserver.h"
 #include "cluster/apiserver/apiserver_test_util.h"
 #include "cluster/apiserver/auth/local_credentials.h"
+#include "cluster/apiserver/auth/local_security_test_util.h"
 
 namespace trimtab::cluster::auth {
 namespace {
 
 using namespace std::chrono_literals;
-using cluster::testing::TempDataDir;
+using namespace local_security_testing;
 
-struct Answer {
-  int status = 0;
-  Json body;
-};
-
-const Json kSelfSubjectReview = {{"apiVersion", "authentication.k8s.io/v1"},
-                                 {"kind", "SelfSubjectReview"}};
-
-class ClientCertificateTest : public ::testing::Test {
+class ClientCertificateTest : public LocalSecurityTest {
  protected:
-  void SetUp() override { Start(); }
-
-  void Start() {
-    auto server = ApiServer::Create(
-        {.data_dir = dir_.path(), .port = 0, .threads = 2, .security = ApiServerSecurity::Local()});
-    ASSERT_TRUE(server.ok()) << server.status().ToString();
-    server_ = std::move(server).value();
+  void Started() override {
     // The same directory hands out the CA (with its key) the server uses.
     auto credentials = LoadOrCreateLocalCredentials({.dir = dir_.path()});
     ASSERT_TRUE(credentials.ok()) << credentials.status().ToString();
@@ -56,13 +43,10 @@ class ClientCertificateTest : public ::testing::Test {
     if (!client.ok()) return {};
     http::Headers headers = {{"Content-Type", "application/json"}};
     if (!auth.empty()) headers.emplace_back("Authorization", auth);
-    auto r = (*client)->Do({.method = method,
-                            .url = server_->url() + path,
-                            .headers = std::move(headers),
-                            .body = body.is_null() ? "" : body.dump()});
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
-    if (!r.ok()) return {};
-    return {r->status, Json::parse(r->body, nullptr, false)};
+    return ToAnswer((*client)->Do({.method = method,
+                                   .url = server_->url() + path,
+                                   .headers = std::move(headers),
+                                   .body = body.is_null() ? "" : body.dump()}));
   }
 
   http::KeyPair Issue(const std::string& user, std::vector<std::string> groups,
@@ -80,13 +64,6 @@ class ClientCertificateTest : public ::testing::Test {
     return me.body["status"]["userInfo"];
   }
 
-  static void ExpectUnauthorized(const Answer& a) {
-    EXPECT_EQ(a.status, 401) << a.body.dump();
-    EXPECT_EQ(a.body.value("reason", ""), "Unauthorized");
-  }
-
-  TempDataDir dir_;
-  std::unique_ptr<ApiServer> server_;
   http::KeyPair ca_;
 };
 
@@ -121,25 +98,17 @@ TEST_F(ClientCertificateTest, CommonNameIsTheUserAndOrganizationsTheGroups) {
   const http::KeyPair admin = server_->admin_client_certificate();
   const std::string rbac = "/apis/rbac.authorization.k8s.io/v1/namespaces/default";
   ASSERT_EQ(Call(admin, "POST", rbac + "/roles",
-                 {{"apiVersion", "rbac.authorization.k8s.io/v1"},
-                  {"kind", "Role"},
-                  {"metadata", {{"name", "configmap-reader"}}},
-                  {"rules", Json::array({{{"apiGroups", {""}},
-                                          {"resources", {"configmaps"}},
-                                          {"verbs", {"get", "list"}}}})}})
+                 RbacRole("Role", "configmap-reader",
+                          Json::array({{{"apiGroups", {""}},
+                                        {"resources", {"configmaps"}},
+                                        {"verbs", {"get", "list"}}}})))
                 .status,
             201);
   ASSERT_EQ(Call(admin, "POST", rbac + "/rolebindings",
-                 {{"apiVersion", "rbac.authorization.k8s.io/v1"},
-                  {"kind", "RoleBinding"},
-                  {"metadata", {{"name", "qa-reads-configmaps"}}},
-                  {"roleRef",
-                   {{"apiGroup", "rbac.authorization.k8s.io"},
-                    {"kind", "Role"},
-                    {"name", "configmap-reader"}}},
-                  {"subjects", Json::array({{{"apiGroup", "rbac.authorization.k8s.io"},
-                                             {"kind", "Group"},
-                                             {"name", "qa"}}})}})
+                 RbacBinding("RoleBinding", "qa-reads-configmaps", "Role", "configmap-reader",
+                             Json::array({{{"apiGroup", "rbac.authorization.k8s.io"},
+                                           {"kind", "Group"},
+                                           {"name", "qa"}}})))
                 .status,
             201);
   EXPECT_EQ(Call(jane, "GET", "/api/v1/namespaces/default/configmaps").status, 200);

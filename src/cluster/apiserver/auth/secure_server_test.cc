@@ -14,31 +14,19 @@
 #include "cluster/apiserver/apiserver_test_util.h"
 #include "cluster/apiserver/auth/host_check.h"
 #include "cluster/apiserver/auth/local_credentials.h"
+#include "cluster/apiserver/auth/local_security_test_util.h"
 
 namespace trimtab::cluster::auth {
 namespace {
 
 using namespace std::chrono_literals;
-using cluster::testing::TempDataDir;
+using namespace local_security_testing;
 
 constexpr char kRbac[] = "/apis/rbac.authorization.k8s.io/v1";
 
-struct Answer {
-  int status = 0;
-  Json body;
-};
-
-class SecureServerTest : public ::testing::Test {
+class SecureServerTest : public LocalSecurityTest {
  protected:
-  void SetUp() override { Start(); }
-
-  void Start() {
-    auto server = ApiServer::Create({.data_dir = dir_.path(),
-                                     .port = 0,
-                                     .threads = 2,
-                                     .security = ApiServerSecurity::Local()});
-    ASSERT_TRUE(server.ok()) << server.status().ToString();
-    server_ = std::move(server).value();
+  void Started() override {
     auto client = http::HttpClient::Create(
         {.tls = {.ca_data = server_->ca_certificate_pem()}, .default_timeout = 10s});
     ASSERT_TRUE(client.ok()) << client.status().ToString();
@@ -50,22 +38,12 @@ class SecureServerTest : public ::testing::Test {
               const Json& body = nullptr, http::Headers headers = {}) {
     if (!auth.empty()) headers.emplace_back("Authorization", auth);
     headers.emplace_back("Content-Type", "application/json");
-    auto r = client_->Do({.method = method,
-                          .url = server_->url() + path,
-                          .headers = std::move(headers),
-                          .body = body.is_null() ? "" : body.dump()});
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
-    if (!r.ok()) return {};
-    return {r->status, Json::parse(r->body, nullptr, false)};
+    return ToAnswer(client_->Do({.method = method,
+                                 .url = server_->url() + path,
+                                 .headers = std::move(headers),
+                                 .body = body.is_null() ? "" : body.dump()}));
   }
   std::string Admin() const { return "Bearer " + server_->admin_token(); }
-
-  static void ExpectUnauthorized(const Answer& a) {
-    EXPECT_EQ(a.status, 401);
-    EXPECT_EQ(a.body.value("kind", ""), "Status");
-    EXPECT_EQ(a.body.value("reason", ""), "Unauthorized");
-    EXPECT_EQ(a.body.value("code", 0), 401);
-  }
 
   // A token for ServiceAccount default/<name> (created).
   std::string ServiceAccountToken(const std::string& name) {
@@ -82,8 +60,6 @@ class SecureServerTest : public ::testing::Test {
     return "Bearer " + t.body["status"].value("token", "");
   }
 
-  TempDataDir dir_;
-  std::unique_ptr<ApiServer> server_;
   std::unique_ptr<http::HttpClient> client_;
 };
 
@@ -95,7 +71,7 @@ TEST_F(SecureServerTest, ServesHttpsWithTheAdministratorsToken) {
   EXPECT_EQ(list.status, 200);
   EXPECT_EQ(list.body.value("kind", ""), "NamespaceList");
   Answer me = Call("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", Admin(),
-                   {{"apiVersion", "authentication.k8s.io/v1"}, {"kind", "SelfSubjectReview"}});
+                   kSelfSubjectReview);
   EXPECT_EQ(me.status, 201);
   EXPECT_EQ(me.body["status"]["userInfo"].value("username", ""), "system:admin");
 }
@@ -137,30 +113,23 @@ TEST_F(SecureServerTest, ImpersonationNeedsTheImpersonateVerb) {
             403);
 
   ASSERT_EQ(Call("POST", std::string(kRbac) + "/clusterroles", Admin(),
-                 {{"apiVersion", "rbac.authorization.k8s.io/v1"},
-                  {"kind", "ClusterRole"},
-                  {"metadata", {{"name", "impersonate-alice"}}},
-                  {"rules", Json::array({{{"apiGroups", {""}},
-                                          {"resources", {"users"}},
-                                          {"resourceNames", {"alice"}},
-                                          {"verbs", {"impersonate"}}}})}})
+                 RbacRole("ClusterRole", "impersonate-alice",
+                          Json::array({{{"apiGroups", {""}},
+                                        {"resources", {"users"}},
+                                        {"resourceNames", {"alice"}},
+                                        {"verbs", {"impersonate"}}}})))
                 .status,
             201);
   ASSERT_EQ(Call("POST", std::string(kRbac) + "/clusterrolebindings", Admin(),
-                 {{"apiVersion", "rbac.authorization.k8s.io/v1"},
-                  {"kind", "ClusterRoleBinding"},
-                  {"metadata", {{"name", "robot-impersonates-alice"}}},
-                  {"roleRef",
-                   {{"apiGroup", "rbac.authorization.k8s.io"},
-                    {"kind", "ClusterRole"},
-                    {"name", "impersonate-alice"}}},
-                  {"subjects", Json::array({{{"kind", "ServiceAccount"},
-                                             {"name", "robot"},
-                                             {"namespace", "default"}}})}})
+                 RbacBinding("ClusterRoleBinding", "robot-impersonates-alice", "ClusterRole",
+                             "impersonate-alice",
+                             Json::array({{{"kind", "ServiceAccount"},
+                                           {"name", "robot"},
+                                           {"namespace", "default"}}})))
                 .status,
             201);
   Answer me = Call("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", sa,
-                   {{"apiVersion", "authentication.k8s.io/v1"}, {"kind", "SelfSubjectReview"}},
+                   kSelfSubjectReview,
                    as_alice);
   EXPECT_EQ(me.status, 201) << me.body.dump();
   EXPECT_EQ(me.body["status"]["userInfo"].value("username", ""), "alice");
@@ -172,7 +141,7 @@ TEST_F(SecureServerTest, ImpersonationNeedsTheImpersonateVerb) {
   // The administrator may impersonate anyone.
   Answer admin_as_bob =
       Call("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", Admin(),
-           {{"apiVersion", "authentication.k8s.io/v1"}, {"kind", "SelfSubjectReview"}},
+           kSelfSubjectReview,
            {{"Impersonate-User", "bob"}});
   EXPECT_EQ(admin_as_bob.status, 201);
   EXPECT_EQ(admin_as_bob.body["status"]["userInfo"].value("username", ""), "bob");
