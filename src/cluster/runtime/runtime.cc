@@ -19,7 +19,13 @@ namespace trimtab::cluster::runtime {
 struct Runtime::Parts {
   Clock* clock = nullptr;
   std::vector<LocalNode> nodes;
-  std::unique_ptr<kube::KubeClient> client;
+  // One client per component of a real cluster, so that managedFields name the same managers
+  // (the default field manager is the User-Agent up to its first "/"): the controllers write as
+  // kube-controller-manager, the schedulers as kube-scheduler, the node agent, the kubelet and
+  // the pod runners as kubelet.
+  std::unique_ptr<kube::KubeClient> client;  // kube-controller-manager; informers, events
+  std::unique_ptr<kube::KubeClient> scheduler_client;
+  std::unique_ptr<kube::KubeClient> kubelet_client;
   std::unique_ptr<EventRecorder> events;
   std::unique_ptr<InformerSet> informers;
   std::unique_ptr<NodeAgent> node_agent;
@@ -70,6 +76,11 @@ Status CheckRanges(const RuntimeOptions& o, Ipv4Range* pods, Ipv4Range* nodes) {
   return Status::Ok();
 }
 
+// What the component of a real cluster sends (the gitVersion the local API server reports).
+std::string UserAgent(const char* component) {
+  return std::string(component) + "/v1.32.0 (linux/amd64) trimtab-local";
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
@@ -85,12 +96,17 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
   kube::RestConfig config = options.rest_config;
   if (config.server.empty()) config.server = options.server_url;
   TRIMTAB_ASSIGN_OR_RETURN(
-      p.client, kube::KubeClient::Create(config, {.user_agent = "trimtab-local-runtime"}));
+      p.client, kube::KubeClient::Create(config, {.user_agent = UserAgent("kube-controller-manager")}));
+  TRIMTAB_ASSIGN_OR_RETURN(
+      p.scheduler_client,
+      kube::KubeClient::Create(config, {.user_agent = UserAgent("kube-scheduler")}));
+  TRIMTAB_ASSIGN_OR_RETURN(p.kubelet_client,
+                           kube::KubeClient::Create(config, {.user_agent = UserAgent("kubelet")}));
   p.events = std::make_unique<EventRecorder>(LocalClusterEventOptions(p.client.get(), p.clock));
   p.events->Start();
 
-  RuntimeContext context{.client = p.client.get(), .clock = p.clock, .events = p.events.get(),
-                         .nodes = &p.nodes};
+  RuntimeContext context{.client = p.kubelet_client.get(), .clock = p.clock,
+                         .events = p.events.get(), .nodes = &p.nodes};
   std::vector<std::shared_ptr<PodRunner>> runners;
   for (const PodRunnerFactory& make : options.pod_runners) {
     TRIMTAB_ASSIGN_OR_RETURN(auto runner, make(context));
@@ -98,6 +114,7 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
     runners.push_back(std::move(runner));
   }
   std::vector<std::shared_ptr<Scheduler>> schedulers;
+  context.client = p.scheduler_client.get();
   for (const SchedulerFactory& make : options.schedulers) {
     TRIMTAB_ASSIGN_OR_RETURN(auto scheduler, make(context));
     if (!scheduler) return InvalidArgumentError("runtime: a scheduler factory returned nothing");
@@ -105,16 +122,17 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
   }
   schedulers.push_back(std::make_shared<DefaultScheduler>());
 
-  p.node_agent = std::make_unique<NodeAgent>(p.client.get(), p.clock, p.nodes, options.node_agent);
+  p.node_agent =
+      std::make_unique<NodeAgent>(p.kubelet_client.get(), p.clock, p.nodes, options.node_agent);
   TRIMTAB_RETURN_IF_ERROR(p.node_agent->Register().WithContext("runtime"));
 
   p.informers = std::make_unique<InformerSet>(p.client.get());
   InformerSet* inf = p.informers.get();
   if (options.kubelet_enabled) {
-    p.kubelet = std::make_unique<Kubelet>(p.client.get(), inf, p.events.get(), p.clock, p.nodes,
+    p.kubelet = std::make_unique<Kubelet>(p.kubelet_client.get(), inf, p.events.get(), p.clock, p.nodes,
                                           std::move(runners), options.kubelet);
   }
-  p.scheduling = std::make_unique<SchedulingLoop>(p.client.get(), inf, p.events.get(), p.clock,
+  p.scheduling = std::make_unique<SchedulingLoop>(p.scheduler_client.get(), inf, p.events.get(), p.clock,
                                                   std::move(schedulers), options.scheduling);
   p.replicasets = std::make_unique<ReplicaSetController>(p.client.get(), inf, p.events.get(), p.clock);
   p.deployments = std::make_unique<DeploymentController>(p.client.get(), inf, p.events.get(), p.clock);

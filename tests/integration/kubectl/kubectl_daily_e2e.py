@@ -2,8 +2,8 @@
 """The commands a user types every day, with the real kubectl against `trimtab local` running its
 runtime (pods run): the typed `kubectl create` generators (protobuf bodies) of every kind the
 server serves, `kubectl run` and `expose`, `describe svc` of a Service with an unnamed port (which
-makes kubectl panic without EndpointSlice port names), logs (-f, --previous), the connect
-commands the simulated pods cannot serve (exec, cp, attach: a clear error, not NotFound),
+makes kubectl panic without EndpointSlice port names), logs (-f, --previous), exec and cp in a
+simulated container's sandbox, attach (a clear error, not NotFound),
 port-forward to a port nothing listens on (the kubelet's error), server-side apply (managedFields, conflicts,
 --force-conflicts), `auth can-i` for a service account before and after a RoleBinding, and deletion.
 
@@ -183,13 +183,39 @@ def main():
         def connect_commands():
             pod = k.json("get", "pods", "-n", NS, "-l", "app=web")["items"][0]
             name = pod["metadata"]["name"]
-            for cmd in (["exec", name, "-n", NS, "--", "ls"],
-                        ["cp", "%s/%s:/etc/hosts" % (NS, name), "/tmp/trimtab-daily-hosts"],
-                        ["attach", name, "-n", NS]):
-                p = k.run(*cmd, ok=False, timeout=30)
-                expect_in("not supported for the simulated pods of trimtab local", p.stderr,
-                          " ".join(cmd))
-                expect("NotFound" not in p.stderr and "not found" not in p.stderr, p.stderr)
+            p = k.run("attach", name, "-n", NS, ok=False, timeout=30)
+            expect_in("attach is not supported for the simulated pods of trimtab local", p.stderr)
+            expect("NotFound" not in p.stderr, p.stderr)
+            # exec runs in the container's sandbox (the WebSocket v5.channel.k8s.io protocol):
+            # stdout, stderr and the exit code as kubectl reports them.
+            expect(k.out("exec", name, "-n", NS, "--", "hostname").strip() == name, "hostname")
+            p = k.run("exec", name, "-n", NS, "--", "sh", "-c",
+                      "echo out; echo err >&2; exit 3", ok=None, timeout=30)
+            expect(p.returncode == 3, "exit code %d: %s" % (p.returncode, p.stderr))
+            expect(p.stdout == "out\n", p.stdout)
+            expect_in("err", p.stderr)
+            expect_in("command terminated with exit code 3", p.stderr)
+            p = k.run("exec", name, "-n", NS, "--", "nginx", "-s", "reload", ok=False, timeout=30)
+            expect_in('exec: \"nginx\": executable file not found in $PATH', p.stderr)
+            # stdin (-i) ends with the v5 close signal; the file stays for later execs.
+            k.out("exec", "-i", name, "-n", NS, "--", "sh", "-c", "cat > /tmp/in.txt",
+                  stdin="piped through stdin\n")
+            expect(k.out("exec", name, "-n", NS, "--", "cat", "/tmp/in.txt") ==
+                   "piped through stdin\n", "stdin reached the file")
+            # cp is exec of tar, both ways.
+            local = os.path.join(cluster.tmp, "upload.txt")
+            with open(local, "w") as f:
+                f.write("uploaded by kubectl cp\n")
+            k.out("cp", local, "%s/%s:/tmp/upload.txt" % (NS, name), timeout=30)
+            expect(k.out("exec", name, "-n", NS, "--", "cat", "/tmp/upload.txt") ==
+                   "uploaded by kubectl cp\n", "kubectl cp into the pod")
+            k.out("cp", local, "%s/%s:/tmp" % (NS, name), timeout=30)  # into a directory
+            expect_in("upload.txt", k.out("exec", name, "-n", NS, "--", "ls", "/tmp"))
+            back = os.path.join(cluster.tmp, "hosts")
+            k.run("cp", "%s/%s:/etc/hosts" % (NS, name), back, timeout=30)
+            with open(back) as f:
+                hosts = f.read()
+            expect_in("%s\t%s" % (pod["status"]["podIP"], name), hosts)
             # port-forward is served; this image listens on nothing, so the connection gets the
             # kubelet's error and kubectl gives up, as on a real cluster (flink_rest_e2e forwards
             # to a listening JobManager).
@@ -202,8 +228,9 @@ def main():
                 err = p.stderr.read()
             expect_in("error forwarding port 8080 to pod %s/%s" % (NS, name), err)
             expect_in("failed to connect to %s:8080" % pod["status"]["podIP"], err)
-        c.run("exec / cp / attach answer a clear 'not supported'; port-forward to a port "
-              "without a listener reports the kubelet's error", connect_commands)
+        c.run("exec (stdout, stderr, exit code, stdin) and cp both ways in the pod's sandbox; "
+              "attach answers a clear 'not supported'; port-forward to a port without a "
+              "listener reports the kubelet's error", connect_commands)
 
         def server_side_apply():
             cm = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\n"
@@ -243,25 +270,70 @@ def main():
         c.run("kubectl apply --server-side: managedFields, conflicts, --force-conflicts, "
               "--show-managed-fields", server_side_apply)
 
+        def controller_managers():
+            # The local cluster's components write as a real cluster's do: the controllers as
+            # kube-controller-manager, the kubelet (pod status, nodes) as kubelet.
+            def managers(*what):
+                obj = k.json("get", *what, "--show-managed-fields")
+                return {(e["manager"], e["operation"], e.get("subresource", ""))
+                        for e in obj["metadata"].get("managedFields", [])}
+            pod = k.json("get", "pods", "-n", NS, "-l", "app=web")["items"][0]["metadata"]["name"]
+            got = managers("pod", pod, "-n", NS)
+            expect(("kube-controller-manager", "Update", "") in got, got)
+            expect(("kubelet", "Update", "status") in got, got)
+            rs = k.json("get", "rs", "-n", NS, "-l", "app=web")["items"][0]["metadata"]["name"]
+            got = managers("rs", rs, "-n", NS)
+            expect(("kube-controller-manager", "Update", "") in got, got)
+            expect(("kube-controller-manager", "Update", "status") in got, got)
+            got = managers("deployment", "web", "-n", NS)
+            expect(("kubectl-create", "Update", "") in got, got)
+            expect(("kube-controller-manager", "Update", "status") in got, got)
+            slice_name = k.json("get", "endpointslices", "-n", NS, "-l",
+                                "kubernetes.io/service-name=web")["items"][0]["metadata"]["name"]
+            got = managers("endpointslice", slice_name, "-n", NS)
+            expect({m for m, _, _ in got} == {"kube-controller-manager"}, got)
+            node = k.json("get", "nodes")["items"][0]["metadata"]["name"]
+            got = managers("node", node)
+            expect(("kubelet", "Update", "") in got, got)
+            for what in (["pod", pod, "-n", NS], ["rs", rs, "-n", NS], ["node", node]):
+                text = json.dumps(k.json("get", *what, "--show-managed-fields"))
+                expect("trimtab-local-runtime" not in text, "a generic manager in %s" % what)
+        c.run("controllers, kubelet and scheduler write managedFields under their own names",
+              controller_managers)
+
         def strict_custom_resource():
             # The CR handler's strict decoding error: prefixed by the decoder's "cannot be
             # handled" as for built-in kinds, unknown fields in path order; an open subtree
-            # (x-kubernetes-preserve-unknown-fields) keeps its unknown fields.
+            # (x-kubernetes-preserve-unknown-fields: flinkConfiguration) keeps its unknown
+            # fields. The pod templates are typed as upstream's CRD types them (a PodTemplateSpec),
+            # so a misspelt container field is unknown there too.
             fd = ("apiVersion: flink.apache.org/v1beta1\nkind: FlinkDeployment\n"
                   "metadata: {name: strict}\n"
                   "spec:\n  image: flink:1.20\n  flinkVersion: v1_20\n  zzz: 1\n"
+                  "  flinkConfiguration: {kept: {nested: 3}}\n"
                   "  jobManager: {resource: {memory: 1g, cpu: 1}, bogus: 2}\n"
                   "  taskManager: {resource: {memory: 1g, cpu: 1}}\n"
-                  "  podTemplate: {spec: {nodeSelector: {a: b}}, kept: 3}\n")
+                  "  podTemplate: {spec: {nodeSelector: {a: b}, containers: "
+                  "[{name: flink-main-container, imagePullPolice: Always}]}}\n")
             p = k.run("create", "--dry-run=server", "-n", NS, "-f", "-", stdin=fd, ok=False)
             expect_in('FlinkDeployment in version "v1beta1" cannot be handled as a '
                       'FlinkDeployment: strict decoding error: unknown field '
-                      '"spec.jobManager.bogus", unknown field "spec.zzz"', p.stderr)
+                      '"spec.jobManager.bogus", unknown field '
+                      '"spec.podTemplate.spec.containers[0].imagePullPolice", unknown field '
+                      '"spec.zzz"', p.stderr)
             out = json.loads(k.out("create", "--dry-run=server", "--validate=false", "-n", NS,
                                    "-f", "-", "-o", "json", stdin=fd))
             expect("zzz" not in out["spec"] and "bogus" not in out["spec"]["jobManager"],
                    out["spec"])
-            expect(out["spec"]["podTemplate"].get("kept") == 3, out["spec"]["podTemplate"])
+            expect(out["spec"]["flinkConfiguration"].get("kept") == {"nested": 3},
+                   out["spec"]["flinkConfiguration"])
+            expect(out["spec"]["podTemplate"]["spec"]["containers"] ==
+                   [{"name": "flink-main-container"}], out["spec"]["podTemplate"])
+            # A wrong type inside a pod template is a validation error naming the field.
+            bad = fd.replace("nodeSelector: {a: b}", "nodeSelector: {a: b}, hostNetwork: maybe")
+            p = k.run("create", "--dry-run=server", "--validate=false", "-n", NS, "-f", "-",
+                      stdin=bad, ok=False)
+            expect_in("spec.podTemplate.spec.hostNetwork", p.stderr)
         c.run("strict decoding of a custom resource; pruning keeps open subtrees",
               strict_custom_resource)
 

@@ -26,6 +26,16 @@ ApiHandler::ApiHandler(ObjectService* objects, WatchHub* watches, PodLogProvider
       pod_logs_(std::move(pod_logs)),
       log_follower_(std::make_unique<LogFollower>()),
       port_forwarder_(std::make_unique<PortForwarder>()) {
+  pod_executor_ = std::make_unique<exec::PodExecutor>(
+      objects_->clock(),
+      [objects = objects_](const std::string& plural, const std::string& ns,
+                           const std::string& name) -> std::optional<Json> {
+        std::optional<ResourceType> type = objects->registry()->Find("", "v1", plural);
+        if (!type) return std::nullopt;
+        auto object = objects->Get(*type, ns, name);
+        if (!object.ok()) return std::nullopt;
+        return *object;
+      });
   // Pods serving HTTPS present certificates nobody issued for their IPs; kube-apiserver's proxy
   // does not verify them either.
   auto client = http::HttpClient::Create({.tls = {.insecure_skip_verify = true},

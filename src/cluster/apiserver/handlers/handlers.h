@@ -10,8 +10,9 @@
 //                                                pods/binding, pods/eviction,
 //                                                namespaces/finalize; pods/portforward
 //                                                (port_forward.h), pods and services proxy
-//                                                (handlers_proxy.cc); pods exec/attach and
-//                                                nodes/proxy answer 400 "not supported"
+//                                                (handlers_proxy.cc); pods/exec in the
+//                                                container's sandbox (exec/pod_exec.h); attach
+//                                                and nodes/proxy answer 400 "not supported"
 //   /apis/{metrics,external.metrics}.k8s.io/...  the metrics APIs (metrics_apis.h), when set
 //
 // Request bodies are JSON (YAML accepted too) or, for the built-in kinds, Kubernetes protobuf
@@ -20,8 +21,9 @@
 // never a crash.
 //
 // Every write maintains metadata.managedFields, and server-side apply (application/apply-patch+yaml,
-// fieldManager, force) merges with field ownership and conflicts (managed_fields.h). An apply to
-// a subresource is merged as a JSON merge patch and recorded as an Update.
+// fieldManager, force) merges with field ownership and conflicts (managed_fields.h), on the main
+// resource and on the status subresource. An apply to /scale is merged as a JSON merge patch and
+// recorded as an Update.
 //
 // Thread-safety: Handle may run concurrently on every HTTP thread.
 #pragma once
@@ -32,6 +34,7 @@
 #include <string>
 
 #include "adapters/http/server.h"
+#include "cluster/apiserver/exec/pod_exec.h"
 #include "cluster/apiserver/handlers/log_follower.h"
 #include "cluster/apiserver/handlers/metrics_apis.h"
 #include "cluster/apiserver/storage/object_service.h"
@@ -77,7 +80,8 @@ class ApiHandler {
   http::HttpResponse DeleteCollection(Call& call);
   http::HttpResponse Scale(Call& call);
   http::HttpResponse PodLog(Call& call);       // handlers_pods.cc
-  // pods/portforward (port_forward.h); exec, attach and nodes/proxy: a clear status.
+  // pods/portforward (port_forward.h), pods/exec (exec/pod_exec.h); attach and nodes/proxy: a
+  // clear status.
   http::HttpResponse Connect(Call& call);      // handlers_pods.cc
   // pods/proxy and services/proxy: the request relayed to the pod or a ready endpoint.
   http::HttpResponse Proxy(Call& call);        // handlers_proxy.cc
@@ -93,6 +97,7 @@ class ApiHandler {
   PodLogProvider pod_logs_;
   std::unique_ptr<LogFollower> log_follower_;  // `kubectl logs -f`
   std::unique_ptr<PortForwarder> port_forwarder_;  // `kubectl port-forward`
+  std::unique_ptr<exec::PodExecutor> pod_executor_;  // `kubectl exec`, `kubectl cp`
   std::unique_ptr<http::HttpClient> proxy_client_;  // the proxy subresources; null: unusable
   std::shared_ptr<MetricsApis> metrics_;
 };

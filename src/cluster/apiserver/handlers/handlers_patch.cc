@@ -111,8 +111,14 @@ HttpResponse ApiHandler::PatchObject(Call& call) {
                                          : ParseJson(call.req.body, "request body");
   if (!patch.ok()) return ErrorResponse(BadRequest(patch.status().message()));
 
-  const bool apply = kind == PatchKind::kApply && call.info.subresource.empty();
+  // Server-side apply to the main resource or to the status subresource (recorded as an Apply
+  // with subresource "status"); an apply to the scale subresource is merged as a merge patch.
+  const bool apply =
+      kind == PatchKind::kApply &&
+      (call.info.subresource.empty() ||
+       (call.info.subresource == "status" && call.type.status_subresource));
   const FieldManager applier{.manager = call.Q("fieldManager"),
+                             .subresource = call.info.subresource,
                              .time = FormatRfc3339(objects_->clock()->Now())};
   const bool force = IsTrue(call.Q("force"));
   if (kind == PatchKind::kApply) {

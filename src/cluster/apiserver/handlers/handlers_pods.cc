@@ -125,10 +125,23 @@ HttpResponse ApiHandler::Connect(Call& call) {
   if (!object.ok()) return ErrorResponse(object.error());
   const std::string what = call.type.plural + " \"" + call.info.name + "\"";
   std::string message;
-  if (call.type.plural == "pods" && (sub == "exec" || sub == "attach")) {
-    message = sub + " is not supported for the simulated pods of trimtab local: " + what +
-              " has no container runtime to run a command in or attach to (kubectl exec, "
-              "attach and cp need one); its output is in `kubectl logs`";
+  if (call.type.plural == "pods" && sub == "exec") {
+    const Json& spec = object->value("spec", Json::object());
+    if (!spec.is_object() || spec.value("nodeName", "").empty()) {
+      return ErrorResponse(BadRequest("pod " + call.info.name + " does not have a host assigned"));
+    }
+    StatusOr<exec::ExecOptions> options = exec::ParseExecOptions(call.req, *object);
+    if (!options.ok()) return ErrorResponse(BadRequest(options.status().message()));
+    if (auto upgrade = pod_executor_->Upgrade(call.req, *object, std::move(*options))) {
+      return std::move(*upgrade);
+    }
+    message = "pods/exec of trimtab local is served over a WebSocket with the subprotocol "
+              "v5.channel.k8s.io or v4.channel.k8s.io (what kubectl 1.30 and later use); exec "
+              "over SPDY (KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false) is not supported";
+  } else if (call.type.plural == "pods" && sub == "attach") {
+    message = "attach is not supported for the simulated pods of trimtab local: " + what +
+              " runs no process whose input and output could be attached to; its output is in "
+              "`kubectl logs -f`, and `kubectl exec` runs commands in its container";
   } else if (call.type.plural == "pods" && sub == "portforward") {
     const Json& spec = object->value("spec", Json::object());
     std::string ip = PodIp(*object);

@@ -1,6 +1,9 @@
 #include "cluster/apiserver/storage/managed_fields.h"
 
 #include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -34,6 +37,18 @@ std::optional<std::vector<std::string>> ListKeys(const ResourceType& type,
   auto it = type.merge_keys.find(schema);
   if (it == type.merge_keys.end()) return std::nullopt;
   if (it->second.empty()) return std::vector<std::string>();
+  if (type.is_crd) {
+    // x-kubernetes-list-map-keys, joined by ',' (crd.cc).
+    std::vector<std::string> keys;
+    size_t start = 0;
+    while (start <= it->second.size()) {
+      size_t comma = it->second.find(',', start);
+      if (comma == std::string::npos) comma = it->second.size();
+      keys.push_back(it->second.substr(start, comma - start));
+      start = comma + 1;
+    }
+    return keys;
+  }
   if (it->second == "port" || it->second == "containerPort") {
     return std::vector<std::string>{it->second, "protocol"};
   }
@@ -50,7 +65,8 @@ std::string ItemElement(const Json& item, const std::vector<std::string>& keys) 
     if (item.contains(k) && !item[k].is_null()) {
       key[k] = item[k];
       any = any || k != "protocol";
-    } else if (k == "protocol") {
+    } else if (k == "protocol" && keys.size() == 2 &&
+               (keys[0] == "port" || keys[0] == "containerPort")) {
       key[k] = "TCP";  // the default, so an applied item without it finds the stored one
     }
   }
@@ -401,38 +417,65 @@ std::string PathString(const FieldPath& path) {
 
 namespace {
 
-// The maps (and optional structs) an Update that creates them owns as a whole, with a "." of
-// their own, as upstream records a map or pointer field the update added: the string maps of
-// metadata, ConfigMaps, Secrets and pod specs, and a Deployment's rollingUpdate.
-bool OwnedWhenAdded(const FieldPath& path) {
-  const size_t nl = path.rfind(kSep);
-  const std::string last = path.substr(nl == std::string::npos ? 0 : nl + 1);
-  return last == "f:labels" || last == "f:annotations" || last == "f:data" ||
-         last == "f:binaryData" || last == "f:stringData" || last == "f:nodeSelector" ||
-         last == "f:rollingUpdate";
+// The non-pointer struct fields of the built-in kinds: the Go types always carry them (a create
+// starts from the type's zero value, which serializes them as {}), so an Update never adds them
+// and they get no "." of their own. Schema paths as ChildSchema builds them.
+bool ZeroValueStruct(const ResourceType& type, const std::string& schema) {
+  if (schema == "spec" || schema == "status") return true;
+  static const std::map<std::string, std::set<std::string>> kByKind = {
+      {"Deployment", {"spec.strategy", "spec.template", "spec.template.metadata",
+                      "spec.template.spec"}},
+      {"ReplicaSet", {"spec.template", "spec.template.metadata", "spec.template.spec"}},
+      {"StatefulSet", {"spec.updateStrategy", "spec.template", "spec.template.metadata",
+                       "spec.template.spec"}},
+      {"DaemonSet", {"spec.updateStrategy", "spec.template", "spec.template.metadata",
+                     "spec.template.spec"}},
+      {"Job", {"spec.template", "spec.template.metadata", "spec.template.spec"}},
+      {"CronJob", {"spec.jobTemplate", "spec.jobTemplate.metadata", "spec.jobTemplate.spec",
+                   "spec.jobTemplate.spec.template", "spec.jobTemplate.spec.template.metadata",
+                   "spec.jobTemplate.spec.template.spec"}},
+      {"PodTemplate", {"template", "template.metadata", "template.spec"}},
+      {"PersistentVolumeClaim", {"spec.resources"}},
+      {"HorizontalPodAutoscaler", {"spec.scaleTargetRef"}},
+      {"Event", {"involvedObject", "source", "regarding"}},
+  };
+  auto it = kByKind.find(type.kind);
+  return it != kByKind.end() && it->second.count(schema) > 0;
 }
 
-// Whether `flat` has `path` or anything below it.
-bool HasPrefix(const FlatFields& flat, const FieldPath& path) {
-  auto it = flat.lower_bound(path);
-  return it != flat.end() &&
-         (it->first == path || it->first.compare(0, path.size() + 1, path + kSep) == 0);
+// The schema path of a field path without list items ("f:spec\nf:strategy" -> "spec.strategy"),
+// nullopt when it goes through a list item.
+std::optional<std::string> StructSchema(const FieldPath& path) {
+  std::string schema;
+  for (const std::string& part : Split(path)) {
+    if (part.rfind("f:", 0) != 0) return std::nullopt;
+    schema = ChildSchema(schema, part.substr(2));
+  }
+  return schema;
 }
 
-// The paths of the maps under `path` in `flat` that OwnedWhenAdded names (their parents of
-// leaves, walked up).
-void AddedMaps(const FlatFields& before, const FlatFields& after, FieldSet* changed) {
-  std::set<FieldPath> seen;
-  for (const auto& [path, value] : after) {
+// Whether an Update that adds the map, struct or list at `path` owns it with a "." of its own,
+// as structured-merge-diff records every node the update added: not metadata itself (the API
+// server strips it), nor the struct fields every object of a built-in kind carries.
+bool OwnedWhenAdded(const ResourceType& type, const FieldPath& path) {
+  if (path == "f:metadata") return false;
+  if (type.is_crd) return true;
+  std::optional<std::string> schema = StructSchema(path);
+  return !schema || !ZeroValueStruct(type, *schema);
+}
+
+// Every path of `flat` with all its ancestors (the maps, structs and lists holding its leaves).
+std::set<FieldPath> Nodes(const FlatFields& flat) {
+  std::set<FieldPath> out;
+  for (const auto& [path, value] : flat) {
     FieldPath p = path;
-    while (true) {
+    while (out.insert(p).second) {
       const size_t nl = p.rfind(kSep);
       if (nl == std::string::npos) break;
       p = p.substr(0, nl);
-      if (!seen.insert(p).second) break;
-      if (OwnedWhenAdded(p) && !after.count(p) && !HasPrefix(before, p)) changed->insert(p);
     }
   }
+  return out;
 }
 
 }  // namespace
@@ -444,7 +487,6 @@ void TrackUpdate(const ResourceType& type, const Json* old, Json* next, const Fi
   const FlatFields before = old ? Flatten(type, *old, who.subresource) : FlatFields();
   const FlatFields after = Flatten(type, *next, who.subresource);
   FieldSet changed;
-  FieldSet removed;
   for (const auto& [path, value] : after) {
     auto it = before.find(path);
     if (it == before.end() || (value == nullptr) != (it->second == nullptr) ||
@@ -452,8 +494,16 @@ void TrackUpdate(const ResourceType& type, const Json* old, Json* next, const Fi
       changed.insert(path);
     }
   }
-  for (const auto& [path, value] : before) {
-    if (!after.count(path)) removed.insert(path);
+  // As structured-merge-diff compares: every node that is new is added (maps, structs and lists
+  // get a "." of their own), every node that is gone is removed from every manager.
+  const std::set<FieldPath> before_nodes = Nodes(before);
+  const std::set<FieldPath> after_nodes = Nodes(after);
+  for (const FieldPath& p : after_nodes) {
+    if (!after.count(p) && !before_nodes.count(p) && OwnedWhenAdded(type, p)) changed.insert(p);
+  }
+  FieldSet removed;
+  for (const FieldPath& p : before_nodes) {
+    if (!after_nodes.count(p)) removed.insert(p);
   }
   Json& meta = (*next)["metadata"];
   if (!meta.is_object()) meta = Json::object();
@@ -469,7 +519,6 @@ void TrackUpdate(const ResourceType& type, const Json* old, Json* next, const Fi
     }
     return;
   }
-  if (!changed.empty()) AddedMaps(before, after, &changed);
   std::set<std::string> tops;
   for (const FieldSet* set : {&changed, &removed}) {
     for (const FieldPath& p : *set) tops.insert(p.substr(0, p.find(kSep)));
@@ -481,15 +530,6 @@ void TrackUpdate(const ResourceType& type, const Json* old, Json* next, const Fi
     size_t erased = 0;
     for (const FieldPath& p : changed) erased += e.fields.erase(p);
     for (const FieldPath& p : removed) erased += e.fields.erase(p);
-    // A map owned as a whole goes with its last key.
-    for (auto it = e.fields.begin(); it != e.fields.end();) {
-      if (OwnedWhenAdded(*it) && !HasPrefix(after, *it)) {
-        it = e.fields.erase(it);
-        ++erased;
-      } else {
-        ++it;
-      }
-    }
     if (erased > 0) e.dirty = true;
   }
   if (!changed.empty()) {
@@ -503,8 +543,11 @@ void TrackUpdate(const ResourceType& type, const Json* old, Json* next, const Fi
 
 ApiResult<Json> ServerSideApply(const ResourceType& type, const Json* current, const Json& applied,
                                 const FieldManager& who, bool force) {
-  const FlatFields applied_flat = Flatten(type, applied, "");
-  const FlatFields current_flat = current ? Flatten(type, *current, "") : FlatFields();
+  // An apply to the status subresource owns status fields only, as an apply to the main resource
+  // of a kind with a status subresource owns everything else.
+  const std::string scope = type.status_subresource && who.subresource == "status" ? "status" : "";
+  const FlatFields applied_flat = Flatten(type, applied, scope);
+  const FlatFields current_flat = current ? Flatten(type, *current, scope) : FlatFields();
   std::vector<Entry> entries = current ? ParseEntries(*current) : std::vector<Entry>();
   // Conflicts: a field another manager owns, whose value the configuration changes.
   struct Conflicting {
@@ -516,8 +559,8 @@ ApiResult<Json> ServerSideApply(const ResourceType& type, const Json* current, c
     const Entry& e = entries[i];
     // Managers are told apart by name, operation and subresource, as upstream keys them: the
     // applier's own Update (`kubectl scale` writes as "kubectl" too) is another manager.
-    if ((e.manager == who.manager && e.operation == "Apply" && e.subresource.empty()) ||
-        (type.status_subresource && e.subresource == "status")) {
+    if ((e.manager == who.manager && e.operation == "Apply" && e.subresource == scope) ||
+        (type.status_subresource && (e.subresource == "status") != (scope == "status"))) {
       continue;
     }
     for (const auto& [path, value] : applied_flat) {
@@ -556,10 +599,21 @@ ApiResult<Json> ServerSideApply(const ResourceType& type, const Json* current, c
   }
   for (const Conflicting& c : conflicts) entries[c.entry].fields.erase(c.path);
 
-  Json merged = current ? Merge(type, *current, applied, "") : applied;
+  Json merged;
+  if (scope == "status") {
+    // Only the status is merged; the rest of the object stays as it is.
+    merged = current ? *current : Json::object();
+    if (applied.is_object() && applied.contains("status")) {
+      merged["status"] = merged.contains("status")
+                             ? Merge(type, merged["status"], applied["status"], "status")
+                             : applied["status"];
+    }
+  } else {
+    merged = current ? Merge(type, *current, applied, "") : applied;
+  }
   FieldSet applied_set;
   for (const auto& [path, value] : applied_flat) applied_set.insert(path);
-  Entry& mine = FindOrAdd(entries, who, "Apply", "", type.GroupVersion());
+  Entry& mine = FindOrAdd(entries, who, "Apply", scope, type.GroupVersion());
   // Fields the applier gave up: removed unless another manager still owns them (deepest first,
   // so an item's fields go before the item).
   std::vector<FieldPath> dropped;

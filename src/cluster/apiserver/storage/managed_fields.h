@@ -13,19 +13,26 @@
 //
 // Fields are FieldsV1 paths: "f:<name>" for a field, "k:{<key fields as JSON>}" for an item of a
 // list with merge keys (ResourceType::merge_keys; a "ports" list is keyed by port or
-// containerPort plus protocol, as upstream), "v:<JSON value>" for an item of a set (a list
-// whose merge key is ""), and "." for an item itself. Lists without merge keys, and every list
-// of a custom resource, are atomic: one field. Not managed: apiVersion, kind, metadata.name,
-// namespace, uid, resourceVersion, generation, creationTimestamp, deletionTimestamp,
-// deletionGracePeriodSeconds and managedFields; status on the main resource of a kind with a
-// status subresource, and everything but status on that subresource.
+// containerPort plus protocol, as upstream; for a custom resource the lists its CRD schema marks
+// x-kubernetes-list-type map, keyed by x-kubernetes-list-map-keys, and metadata.ownerReferences
+// by uid), "v:<JSON value>" for an item of a set (a list whose merge key is "", or list-type set),
+// and "." for a node that is a member itself. Other lists are atomic: one field. Not managed:
+// apiVersion, kind, metadata.name, namespace, uid, resourceVersion, generation,
+// creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds and managedFields; status on
+// the main resource of a kind with a status subresource, and everything but status on that
+// subresource. An Update owns every node it added, as structured-merge-diff's comparison does:
+// maps, structs, lists and list items get their "." (but metadata itself, and the struct fields
+// every object of a built-in kind carries because the Go type is not a pointer: spec, status, a
+// Deployment's strategy and template, ...); a node that is gone leaves every manager. A
+// server-side apply to the status subresource is an Apply with subresource "status" that owns
+// and merges the status only.
 //
-// Differences from structured-merge-diff: of maps and structs only the string maps (labels,
-// annotations, data, nodeSelector, ...) and rollingUpdate get a "." of their own, when an Update
-// adds them (upstream: any map or optional struct an Update adds); the label selector at
-// spec.selector is the one atomic struct; x-kubernetes-list-type / list-map-keys of CRD schemas are not read (custom
-// resources' lists are atomic); a request's own metadata.managedFields is ignored except
-// `[{}]`, which clears them; entries are not merged across API versions.
+// Differences from structured-merge-diff: the built-in kinds' non-pointer struct fields are a
+// list kept here (ZeroValueStruct), not read from Go types; the label selector at spec.selector
+// is the one atomic struct; lists inside maps of arbitrary keys (additionalProperties) of a CRD
+// schema are atomic; a request's own metadata.managedFields is ignored except `[{}]`, which
+// clears them; entries are not merged across API versions; an apply to the scale subresource is
+// merged as a merge patch and recorded as an Update.
 //
 // Thread-safety: pure functions.
 #pragma once

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cluster/apiserver/apiserver_test_util.h"
+#include "cluster/apiserver/surface/crd.h"
 
 namespace trimtab::cluster::testing {
 namespace {
@@ -96,6 +97,109 @@ TEST(ManagedFieldsTest, UpdatesTakeWhatTheyChange) {
   EXPECT_FALSE(reset["metadata"].contains("managedFields"));
 }
 
+// As structured-merge-diff records an Update: every map, struct and list the update added is a
+// member ("."), except metadata and the struct fields every built-in object carries (spec,
+// a Deployment's strategy and template, ...); a custom resource's spec is new like any map.
+TEST(ManagedFieldsTest, UpdatesOwnTheNodesTheyAdd) {
+  const ResourceType type = DeploymentType();
+  Json created = Deployment("nginx:1");
+  created["spec"]["strategy"] = {{"type", "RollingUpdate"},
+                                 {"rollingUpdate", {{"maxSurge", "25%"}}}};
+  created["metadata"]["finalizers"] = {"example.com/x"};
+  TrackUpdate(type, nullptr, &created, {.manager = "kubectl-create", .time = "t1"});
+  const Json f = created["metadata"]["managedFields"][0]["fieldsV1"];
+  EXPECT_FALSE(f["f:metadata"].contains("."));
+  EXPECT_TRUE(f["f:metadata"]["f:labels"].contains("."));
+  EXPECT_TRUE(f["f:metadata"]["f:finalizers"].contains("."));
+  EXPECT_FALSE(f["f:spec"].contains("."));
+  EXPECT_FALSE(f["f:spec"]["f:strategy"].contains("."));
+  EXPECT_TRUE(f["f:spec"]["f:strategy"]["f:rollingUpdate"].contains("."));
+  EXPECT_FALSE(f["f:spec"]["f:template"].contains("."));
+  EXPECT_FALSE(f["f:spec"]["f:template"]["f:spec"].contains("."));
+  EXPECT_TRUE(f["f:spec"]["f:template"]["f:metadata"]["f:labels"].contains("."));
+  const Json& containers = f["f:spec"]["f:template"]["f:spec"]["f:containers"];
+  EXPECT_TRUE(containers.contains("."));
+  EXPECT_TRUE(containers["k:{\"name\":\"web\"}"].contains("."));
+  EXPECT_TRUE(containers["k:{\"name\":\"web\"}"]["f:ports"].contains("."));
+  EXPECT_EQ(f["f:spec"]["f:selector"], Json::object());  // atomic: a leaf
+
+  // Another manager adds annotations: a "." of its own; removing the labels map entirely takes
+  // it (and its ".") from its owner.
+  Json next = created;
+  next["metadata"]["annotations"] = {{"note", "x"}};
+  next["metadata"].erase("labels");
+  TrackUpdate(type, &created, &next, {.manager = "kubectl-annotate", .time = "t2"});
+  const Json& entries = next["metadata"]["managedFields"];
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_FALSE(entries[0]["fieldsV1"]["f:metadata"].contains("f:labels")) << entries.dump();
+  EXPECT_EQ(entries[1]["fieldsV1"],
+            Json::parse(R"({"f:metadata":{"f:annotations":{".":{},"f:note":{}}}})"));
+
+  ResourceType cr;
+  cr.group = "flink.apache.org";
+  cr.version = "v1beta1";
+  cr.kind = "FlinkDeployment";
+  cr.is_crd = true;
+  cr.status_subresource = true;
+  Json fd = {{"apiVersion", "flink.apache.org/v1beta1"},
+             {"kind", "FlinkDeployment"},
+             {"metadata", {{"name", "x"}}},
+             {"spec", {{"image", "flink:1.20"}, {"job", {{"parallelism", 2}}}}}};
+  TrackUpdate(cr, nullptr, &fd, {.manager = "kubectl-client-side-apply", .time = "t1"});
+  EXPECT_EQ(fd["metadata"]["managedFields"][0]["fieldsV1"],
+            Json::parse(R"({"f:spec":{".":{},"f:image":{},"f:job":{".":{},"f:parallelism":{}}}})"));
+}
+
+// x-kubernetes-list-type map / set in a CRD's schema: its lists merge by key under server-side
+// apply and are tracked item by item; lists without a list type stay atomic.
+TEST(ManagedFieldsTest, CustomResourceListTypesComeFromTheSchema) {
+  Json crd = Json::parse(R"({
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "widgets.example.com"},
+    "spec": {"group": "example.com", "scope": "Namespaced",
+      "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+      "versions": [{"name": "v1", "served": true, "storage": true,
+        "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+          "spec": {"type": "object", "properties": {
+            "ports": {"type": "array", "x-kubernetes-list-type": "map",
+                      "x-kubernetes-list-map-keys": ["port", "protocol"],
+                      "items": {"type": "object", "properties": {
+                        "port": {"type": "integer"}, "protocol": {"type": "string"},
+                        "name": {"type": "string"}}}},
+            "tags": {"type": "array", "x-kubernetes-list-type": "set",
+                     "items": {"type": "string"}},
+            "args": {"type": "array", "items": {"type": "string"}}}}}}}}]}})");
+  StatusOr<std::vector<ResourceType>> types = ResourceTypesFromCrd(crd);
+  ASSERT_TRUE(types.ok()) << types.status().ToString();
+  const ResourceType& type = (*types)[0];
+  Json w = {{"apiVersion", "example.com/v1"},
+            {"kind", "Widget"},
+            {"metadata", {{"name", "w"}}},
+            {"spec",
+             {{"ports", Json::array({{{"port", 80}, {"protocol", "TCP"}, {"name", "http"}}})},
+              {"tags", {"a"}},
+              {"args", {"x"}}}}};
+  FieldSet set = ManagedFieldSet(type, w, "");
+  EXPECT_TRUE(set.count("f:spec\nf:ports\nk:{\"port\":80,\"protocol\":\"TCP\"}\nf:name"));
+  EXPECT_TRUE(set.count("f:spec\nf:tags\nv:\"a\""));
+  EXPECT_TRUE(set.count("f:spec\nf:args"));  // atomic
+  // A second applier adds a port and a tag: merged by key, nobody conflicts.
+  Json mine = w;
+  ApiResult<Json> first = ServerSideApply(type, nullptr, mine, {.manager = "a", .time = "t"}, false);
+  ASSERT_TRUE(first.ok());
+  Json theirs = {{"apiVersion", "example.com/v1"},
+                 {"kind", "Widget"},
+                 {"metadata", {{"name", "w"}}},
+                 {"spec",
+                  {{"ports", Json::array({{{"port", 443}, {"protocol", "TCP"}}})},
+                   {"tags", {"b"}}}}};
+  ApiResult<Json> second = ServerSideApply(type, &*first, theirs, {.manager = "b", .time = "t"}, false);
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  EXPECT_EQ((*second)["spec"]["ports"].size(), 2u) << second->dump();
+  EXPECT_EQ((*second)["spec"]["tags"], Json({"a", "b"}));
+  EXPECT_EQ((*second)["spec"]["args"], Json({"x"}));
+}
+
 class ServerSideApplyTest : public ApiServerTest {
  protected:
   static constexpr char kPath[] = "/apis/apps/v1/namespaces/default/deployments/web";
@@ -171,6 +275,37 @@ TEST_F(ServerSideApplyTest, ConflictsForceAndGivingUpFields) {
   ASSERT_EQ(dropped.status, 200) << dropped.raw;
   EXPECT_FALSE(dropped.body["metadata"]["labels"].contains("team")) << dropped.raw;
   EXPECT_EQ(dropped.body["metadata"]["labels"]["app"], "web");  // alice still applies it
+}
+
+// An apply to /status is an Apply with subresource "status" that owns status fields only and
+// leaves the rest of the object alone.
+TEST_F(ServerSideApplyTest, ApplyToTheStatusSubresourceIsAnApply) {
+  ASSERT_EQ(Apply(Deployment("nginx:1"), "kubectl").status, 201);
+  Json status = {{"apiVersion", "apps/v1"},
+                 {"kind", "Deployment"},
+                 {"metadata", {{"name", "web"}}},
+                 {"spec", {{"replicas", 9}}},
+                 {"status", {{"observedGeneration", 1}, {"replicas", 2}}}};
+  Reply applied = Call("PATCH", std::string(kPath) + "/status?fieldManager=my-controller",
+                       status.dump(), kApply);
+  ASSERT_EQ(applied.status, 200) << applied.raw;
+  EXPECT_EQ(applied.body["status"]["replicas"], 2);
+  EXPECT_EQ(applied.body["spec"]["replicas"], 2);  // not the status' business
+  Json e = Entry(applied.body, "my-controller");
+  ASSERT_TRUE(e.is_object()) << applied.raw;
+  EXPECT_EQ(e["operation"], "Apply");
+  EXPECT_EQ(e["subresource"], "status");
+  EXPECT_EQ(e["fieldsV1"],
+            Json::parse(R"({"f:status":{"f:observedGeneration":{},"f:replicas":{}}})"));
+  EXPECT_TRUE(Entry(applied.body, "kubectl").is_object());
+  // Another status applier changing a field my-controller owns conflicts, naming the subresource.
+  status["status"]["replicas"] = 3;
+  Reply conflict = Call("PATCH", std::string(kPath) + "/status?fieldManager=other",
+                        status.dump(), kApply);
+  ASSERT_EQ(conflict.status, 409) << conflict.raw;
+  EXPECT_EQ(conflict.body["message"],
+            "Apply failed with 1 conflict: conflict with \"my-controller\" with subresource "
+            "\"status\": .status.replicas");
 }
 
 TEST_F(ServerSideApplyTest, TheAppliersOwnUpdateIsAnotherManager) {

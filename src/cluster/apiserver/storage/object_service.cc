@@ -573,6 +573,10 @@ ApiResult<Json> ObjectService::WriteUpdate(const ResourceType& type, std::string
     } else {
       result.erase("status");
     }
+    if (options.apply && requested_fields.is_array()) {
+      // A server-side apply to the status computed the managedFields (managed_fields.h).
+      Meta(result)["managedFields"] = requested_fields;
+    }
   } else if (subresource == "finalize") {
     result = current;
     Json finalizers = Lookup(desired, {"spec", "finalizers"});

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -37,6 +38,34 @@ bool IsDnsLabel(const std::string& s, bool must_start_alpha) {
 }
 
 // Converts the v1beta1 CRD shape to v1 in place.
+// The lists of a structural schema that server-side apply merges by key: x-kubernetes-list-type
+// "map" (its x-kubernetes-list-map-keys joined by ',') or "set" (""), keyed by the schema path
+// managed_fields.h uses ("spec.ports", items as "[]": "spec.rules[].hosts"). Lists without a
+// list type, or "atomic", are replaced whole. Maps of arbitrary keys (additionalProperties) are
+// not descended into.
+void ListTypesOf(const Json& schema, const std::string& path,
+                 std::map<std::string, std::string>* out) {
+  if (!schema.is_object()) return;
+  if (schema.contains("properties") && schema["properties"].is_object()) {
+    for (const auto& [name, child] : schema["properties"].items()) {
+      ListTypesOf(child, path.empty() ? name : path + "." + name, out);
+    }
+  }
+  if (schema.value("type", "") != "array" || path.empty()) return;
+  const std::string list_type = schema.value("x-kubernetes-list-type", "");
+  if (list_type == "set") {
+    (*out)[path] = "";
+  } else if (list_type == "map") {
+    std::string keys;
+    const Json map_keys = schema.value("x-kubernetes-list-map-keys", Json::array());
+    for (const Json& k : map_keys) {
+      if (k.is_string()) keys += (keys.empty() ? "" : ",") + k.get<std::string>();
+    }
+    if (!keys.empty()) (*out)[path] = keys;
+  }
+  if (schema.contains("items")) ListTypesOf(schema["items"], path + "[]", out);
+}
+
 void ConvertV1Beta1(Json* crd) {
   (*crd)["apiVersion"] = "apiextensions.k8s.io/v1";
   Json& spec = (*crd)["spec"];
@@ -261,6 +290,9 @@ StatusOr<std::vector<ResourceType>> ResourceTypesFromCrd(const Json& input,
       t.served = served;
       t.is_crd = true;
       t.schema = schema;
+      t.merge_keys["metadata.ownerReferences"] = "uid";  // ObjectMeta, as for built-in kinds
+      t.merge_keys["metadata.finalizers"] = "";
+      ListTypesOf(schema, "", &t.merge_keys);
       t.printer_columns = ColumnsOf(v, vp, &causes);
       const Json sub = v.is_object() ? v.value("subresources", Json::object()) : Json::object();
       if (sub.is_object()) {

@@ -67,7 +67,9 @@ struct ResourceType {
   std::vector<PrinterColumn> printer_columns;
   // Strategic merge patch: for built-in kinds, JSON path of a list field (dot-separated, list
   // items written as "[]": "spec.template.spec.containers") -> merge key ("name").
-  // Lists not listed here are replaced by a patch. Empty for CRDs (merge patch semantics).
+  // Lists not listed here are replaced by a patch. For CRDs (merge patch semantics) only
+  // server-side apply reads it: the lists of x-kubernetes-list-type map (the
+  // x-kubernetes-list-map-keys joined by ',') and set (""), and ObjectMeta's (crd.cc).
   std::map<std::string, std::string> merge_keys;
 
   // "apps/v1" or "v1".
