@@ -12,6 +12,8 @@ Usage: kubectl_daily_e2e.py --trimtab BIN   (exit 77 = skipped: no kubectl)
 
 import json
 import os
+import pty
+import select
 import subprocess
 import sys
 import time
@@ -202,6 +204,39 @@ def main():
                   stdin="piped through stdin\n")
             expect(k.out("exec", name, "-n", NS, "--", "cat", "/tmp/in.txt") ==
                    "piped through stdin\n", "stdin reached the file")
+            # -it on a terminal: an interactive shell, line by line, cd and variables kept.
+            master, slave = pty.openpty()
+            proc = subprocess.Popen([k.binary, "--cache-dir", k.cache, "exec", "-it", name, "-n",
+                                     NS, "--", "sh"], stdin=slave, stdout=slave, stderr=slave,
+                                    env=cluster.env(), close_fds=True)
+            os.close(slave)
+            seen = {"out": b""}
+
+            def read_until(token, timeout=20):
+                deadline = time.monotonic() + timeout
+                while token not in seen["out"]:
+                    left = deadline - time.monotonic()
+                    expect(left > 0, "no %r from kubectl exec -it: %r" % (token, seen["out"]))
+                    ready, _, _ = select.select([master], [], [], left)
+                    if ready:
+                        try:
+                            seen["out"] += os.read(master, 4096)
+                        except OSError:
+                            break
+            try:
+                read_until(b"/ # ")
+                os.write(master, b"cd /tmp; X=there; echo hello-$X-done\r")
+                read_until(b"hello-there-done")
+                os.write(master, b"pwd\r")
+                read_until(b"/tmp\r\n/tmp # ")
+                os.write(master, b"exit 4\r")
+                proc.wait(timeout=20)
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+                os.close(master)
+            expect(proc.returncode == 4, "exit code %s: %r" % (proc.returncode, seen["out"]))
             # cp is exec of tar, both ways.
             local = os.path.join(cluster.tmp, "upload.txt")
             with open(local, "w") as f:
@@ -228,7 +263,7 @@ def main():
                 err = p.stderr.read()
             expect_in("error forwarding port 8080 to pod %s/%s" % (NS, name), err)
             expect_in("failed to connect to %s:8080" % pod["status"]["podIP"], err)
-        c.run("exec (stdout, stderr, exit code, stdin) and cp both ways in the pod's sandbox; "
+        c.run("exec (stdout, stderr, exit code, stdin, -it) and cp both ways in the pod's sandbox; "
               "attach answers a clear 'not supported'; port-forward to a port without a "
               "listener reports the kubelet's error", connect_commands)
 

@@ -90,6 +90,8 @@ std::string FormatTime(int64_t t, const char* format) {
 
 // One exec: the sandbox's state for the commands of one script, with the exec's stdin.
 class ContainerSandbox::Shell {
+  friend class ContainerSandbox;  // RunLine keeps an interactive shell's state between lines
+
  public:
   Shell(ContainerSandbox* box, int64_t now) : box_(box), fs_(box->fs_), now_(now) {
     vars_ = box->env_;
@@ -901,6 +903,34 @@ bool ContainerSandbox::ReadsStdin(const std::vector<std::string>& argv) {
     return false;
   }
   return CommandReadsStdin(argv);
+}
+
+ContainerSandbox::ShellState ContainerSandbox::NewShellState() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return {.vars = env_, .cwd = SandboxFs::Resolve("/", working_dir_)};
+}
+
+ExecResult ContainerSandbox::RunLine(const std::string& line, ShellState* state, int64_t now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Shell shell(this, now);
+  shell.vars_ = state->vars;
+  shell.cwd_ = state->cwd;
+  ExecResult r = shell.RunScript(line, "");
+  state->vars = shell.vars_;
+  state->cwd = shell.cwd_;
+  state->exited = shell.exited_;
+  state->status = r.exit_code;
+  return r;
+}
+
+bool ContainerSandbox::IsInteractiveShell(const std::vector<std::string>& argv) {
+  if (argv.empty()) return false;
+  const std::string cmd = BaseName(argv[0]);
+  if (cmd != "sh" && cmd != "bash" && cmd != "ash" && cmd != "dash") return false;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    if (argv[i] == "-c" || argv[i].empty() || argv[i][0] != '-') return false;
+  }
+  return true;
 }
 
 ExecResult ContainerSandbox::Run(const std::vector<std::string>& argv,

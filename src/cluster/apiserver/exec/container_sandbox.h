@@ -61,6 +61,19 @@ class ContainerSandbox {
   // date.
   ExecResult Run(const std::vector<std::string>& argv, const std::string& stdin_data, int64_t now);
 
+  // What an interactive shell (`kubectl exec -it POD -- sh`) keeps from one line to the next.
+  struct ShellState {
+    std::map<std::string, std::string> vars;
+    std::string cwd;
+    bool exited = false;  // `exit` ran
+    int status = 0;       // the last line's exit status (the exit code once exited)
+  };
+  ShellState NewShellState();
+  // Runs one line of an interactive shell against `state` (its variables, cd, exit).
+  ExecResult RunLine(const std::string& line, ShellState* state, int64_t now);
+  // Whether `argv` starts a shell that reads its commands from stdin (no -c, no script file).
+  static bool IsInteractiveShell(const std::vector<std::string>& argv);
+
   class Shell;  // one exec (container_sandbox.cc)
 
  private:

@@ -111,11 +111,56 @@ TEST(ContainerSandboxTest, KubectlCpInAndOut) {
   EXPECT_NE(box.Run({"cat", "/etc/evil"}, "", 0).exit_code, 0);
 }
 
+// `kubectl exec -it POD -- sh`: one line at a time, keeping cd, variables and the last status.
+TEST(ContainerSandboxTest, InteractiveShellKeepsItsStateBetweenLines) {
+  ContainerSandbox box = Box();
+  EXPECT_TRUE(ContainerSandbox::IsInteractiveShell({"sh"}));
+  EXPECT_TRUE(ContainerSandbox::IsInteractiveShell({"/bin/bash", "-i"}));
+  EXPECT_FALSE(ContainerSandbox::IsInteractiveShell({"sh", "-c", "ls"}));
+  EXPECT_FALSE(ContainerSandbox::IsInteractiveShell({"sh", "script.sh"}));
+  ContainerSandbox::ShellState state = box.NewShellState();
+  EXPECT_EQ(state.cwd, "/app");
+  EXPECT_EQ(box.RunLine("cd /etc/config; X=7", &state, 0).exit_code, 0);
+  EXPECT_EQ(state.cwd, "/etc/config");
+  EXPECT_EQ(box.RunLine("ls; echo $X", &state, 0).out, "app.properties\n7\n");
+  EXPECT_EQ(box.RunLine("false", &state, 0).exit_code, 1);
+  EXPECT_FALSE(state.exited);
+  box.RunLine("exit 4", &state, 0);
+  EXPECT_TRUE(state.exited);
+  EXPECT_EQ(state.status, 4);
+}
+
 TEST(ContainerSandboxTest, CapacityBoundsWrites) {
   ContainerSandbox box({.hostname = "small", .capacity_bytes = 16});
   ExecResult r = box.Run({"sh", "-c", "echo 0123456789abcdefghij > /tmp/big"}, "", 0);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+}
+
+TEST(PodExecTest, ParseExecOptionsNamesWhatIsWrong) {
+  Json pod = Json::parse(R"({"metadata": {"name": "p"},
+    "spec": {"containers": [{"name": "a"}, {"name": "b"}]},
+    "status": {"containerStatuses": [{"name": "a", "state": {"running": {}}},
+                                     {"name": "b", "state": {"waiting": {}}}]}})");
+  auto parse = [&](std::vector<std::pair<std::string, std::string>> query) {
+    http::HttpRequest r;
+    r.query = std::move(query);
+    return ParseExecOptions(r, pod);
+  };
+  StatusOr<ExecOptions> ok = parse({{"command", "sh"}, {"command", "-c"}, {"command", "ls"},
+                                    {"container", "a"}, {"stdout", "true"}, {"tty", "true"}});
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->command, (std::vector<std::string>{"sh", "-c", "ls"}));
+  EXPECT_TRUE(ok->tty);
+  EXPECT_FALSE(ok->stdin);
+  EXPECT_EQ(parse({{"container", "a"}, {"stdout", "true"}}).status().message(),
+            "you must specify at least 1 command");
+  EXPECT_EQ(parse({{"command", "ls"}, {"stdout", "true"}}).status().message(),
+            "a container name must be specified for pod p, choose one of: [a b]");
+  EXPECT_EQ(parse({{"command", "ls"}, {"container", "z"}, {"stdout", "true"}}).status().message(),
+            "container z is not valid for pod p");
+  EXPECT_EQ(parse({{"command", "ls"}, {"container", "b"}, {"stdout", "true"}}).status().message(),
+            "container not found (\"b\")");
 }
 
 TEST(PodExecTest, SetupFromPodReadsEnvironmentAndVolumes) {

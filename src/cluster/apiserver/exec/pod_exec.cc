@@ -131,21 +131,101 @@ class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(std::shared_ptr<ContainerSandbox> sandbox, ExecOptions options, bool v5, Clock* clock)
       : sandbox_(std::move(sandbox)), options_(std::move(options)), v5_(v5), clock_(clock) {
-    wait_for_stdin_ = options_.stdin && v5_ && ContainerSandbox::ReadsStdin(options_.command);
+    interactive_ = options_.tty && options_.stdin &&
+                   ContainerSandbox::IsInteractiveShell(options_.command);
+    wait_for_stdin_ = !interactive_ && options_.stdin && v5_ &&
+                      ContainerSandbox::ReadsStdin(options_.command);
   }
 
   void Start(std::shared_ptr<http::Tunnel> tunnel) {
     tunnel_ = tunnel;
     auto self = shared_from_this();
+    if (interactive_) shell_ = sandbox_->NewShellState();
     tunnel->Start([self](std::string message) { self->OnMessage(std::move(message)); },
                   [self] { self->OnClosed(); });
-    if (!wait_for_stdin_) Finish();
+    if (interactive_) {
+      std::lock_guard<std::mutex> lock(mu_);
+      Send(kStdout, Prompt());
+    } else if (!wait_for_stdin_) {
+      Finish();
+    }
   }
 
  private:
+  int64_t Now() const {
+    return std::chrono::duration_cast<std::chrono::seconds>(clock_->Now().time_since_epoch())
+        .count();
+  }
+
+  // busybox's prompt: the working directory and "#" (root).
+  std::string Prompt() const { return shell_.cwd + " # "; }
+
+  // A terminal: the typed characters echoed, a line run when Enter comes, output with CR LF.
+  // REQUIRES: mu_ held.
+  bool Typed(const std::string& bytes) {
+    for (char c : bytes) {
+      if (escape_ > 0) {  // an escape sequence (arrow keys, ...): ignored
+        escape_ = (escape_ == 1 && c == '[') ? 2 : 0;
+        continue;
+      }
+      if (c == '\x1b') {
+        escape_ = 1;
+      } else if (c == '\r' || c == '\n') {
+        std::string out = "\r\n";
+        const std::string line = std::move(line_);
+        line_.clear();
+        if (!line.empty()) {
+          ExecResult r = sandbox_->RunLine(line, &shell_, Now());
+          for (char o : r.out + r.err) out += o == '\n' ? std::string("\r\n") : std::string(1, o);
+        }
+        if (shell_.exited) {
+          Send(kStdout, out);
+          return true;
+        }
+        Send(kStdout, out + Prompt());
+      } else if (c == '\x7f' || c == '\b') {
+        if (!line_.empty()) {
+          line_.pop_back();
+          Send(kStdout, "\b \b");
+        }
+      } else if (c == '\x03') {
+        line_.clear();
+        Send(kStdout, "^C\r\n" + Prompt());
+      } else if (c == '\x04') {
+        if (line_.empty()) {
+          Send(kStdout, "\r\n");
+          shell_.exited = true;
+          return true;
+        }
+      } else if (static_cast<unsigned char>(c) >= 0x20 || c == '\t') {
+        if (line_.size() < 64 * 1024) {
+          line_ += c;
+          Send(kStdout, std::string(1, c));
+        }
+      }
+    }
+    return false;
+  }
+
+  void FinishInteractive() {
+    ExecResult r;
+    r.exit_code = shell_.status;
+    tunnel_->Write(std::string(1, kStatus) + StatusJson(r, options_.command));
+    tunnel_->Close();
+  }
+
   void OnMessage(std::string message) {
     if (message.empty()) return;
     std::unique_lock<std::mutex> lock(mu_);
+    if (interactive_) {
+      if (done_) return;
+      const bool closed = message[0] == kClose && message.size() > 1 && message[1] == kStdin;
+      if ((message[0] == kStdin && Typed(message.substr(1))) || closed) {
+        done_ = true;
+        FinishInteractive();
+      }
+      return;
+    }
     if (done_ || !wait_for_stdin_) return;
     if (message[0] == kStdin) {
       if (stdin_.size() + message.size() - 1 > kMaxStdin) {
@@ -180,10 +260,7 @@ class Session : public std::enable_shared_from_this<Session> {
               " MiB; the simulated container's file system is smaller\n";
       r.exit_code = 1;
     } else {
-      const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                              clock_->Now().time_since_epoch())
-                              .count();
-      r = sandbox_->Run(options_.command, in, now);
+      r = sandbox_->Run(options_.command, in, Now());
     }
     if (!r.start_error) {
       if (options_.tty) {
@@ -209,7 +286,11 @@ class Session : public std::enable_shared_from_this<Session> {
   Clock* clock_;
   std::shared_ptr<http::Tunnel> tunnel_;
   bool wait_for_stdin_ = false;
+  bool interactive_ = false;  // `kubectl exec -it POD -- sh`: line by line (Typed)
   std::mutex mu_;
+  ContainerSandbox::ShellState shell_;  // guarded by mu_ (interactive)
+  std::string line_;                    // guarded by mu_: the line being typed
+  int escape_ = 0;                      // guarded by mu_: inside an escape sequence
   bool done_ = false;      // guarded by mu_
   std::string stdin_;      // guarded by mu_
   bool overflow_ = false;  // set before Finish

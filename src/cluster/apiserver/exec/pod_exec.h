@@ -11,7 +11,11 @@
 // ContainerSandbox (container_sandbox.h), which every exec of that container shares. A command
 // that reads its stdin (cat, tar x, sh reading a script, ...) runs once the client closed stdin
 // (v5; with v4 it runs at once with no input); any other runs at once. Its stdout and stderr
-// (merged with a tty) are sent, then the status, then the WebSocket closes.
+// (merged with a tty) are sent, then the status, then the WebSocket closes. A shell with a tty
+// and stdin and no script (`kubectl exec -it POD -- sh`) is interactive instead: it prints
+// busybox's prompt, echoes what is typed (backspace, Ctrl-C and Ctrl-D as a terminal does them,
+// escape sequences ignored), runs each line when Enter comes, keeping cd and variables, and
+// ends with `exit` or Ctrl-D on an empty line, its exit status the last line's.
 //
 // The sandbox of a container is seeded from the pod the first time it is exec'ed into: the
 // container's environment (value, fieldRef, configMapKeyRef, secretKeyRef, envFrom), working

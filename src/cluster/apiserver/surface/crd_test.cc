@@ -96,7 +96,9 @@ TEST(ResourceTypesFromCrd, FlinkDeploymentType) {
   EXPECT_EQ(t.scale_subresource->label_selector_path, ".status.taskManager.labelSelector");
   EXPECT_THAT(Names(t.printer_columns), ElementsAre("Job Status", "Lifecycle State"));
   EXPECT_EQ(t.printer_columns[0].json_path, ".status.jobStatus.state");
-  EXPECT_TRUE(t.merge_keys.empty());
+  // Server-side apply keys: ObjectMeta's lists only (upstream's schema has no list types).
+  EXPECT_EQ(t.merge_keys, (std::map<std::string, std::string>{
+                              {"metadata.finalizers", ""}, {"metadata.ownerReferences", "uid"}}));
 }
 
 TEST(ResourceTypesFromCrd, LegacyV1Beta1ShapeIsConverted) {
