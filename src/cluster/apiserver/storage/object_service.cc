@@ -1,5 +1,7 @@
 #include "cluster/apiserver/storage/object_service.h"
 
+#include <string.h>
+
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
@@ -277,8 +279,11 @@ ApiResult<ListOutput> ObjectService::List(const ResourceType& type, std::string_
       const KeyValue& kv = page->items[i];
       start = kv.key;
       if (options.stored_text_filter && !options.stored_text_filter(kv.value)) continue;
+      // memmem, not std::string::find: every needle starts with '"', which find looks for and
+      // then compares at almost every other byte of a JSON text (20 % of trimtab local's CPU
+      // with 300 Flink jobs running, in the operator's label-selected pod LISTs).
       if (!std::all_of(label_needles.begin(), label_needles.end(), [&](const std::string& n) {
-            return kv.value.find(n) != std::string::npos;
+            return ::memmem(kv.value.data(), kv.value.size(), n.data(), n.size()) != nullptr;
           })) {
         continue;
       }
