@@ -183,6 +183,28 @@ TEST_F(StandaloneAutoscalerTest, DiscoversTheJobAndScalesItInPlaceKeepingItsId) 
     }
   }
   EXPECT_TRUE(saw_scaled);
+  // The source's 4 partitions are counted from the simulated Kafka reader's currentOffset
+  // gauges. (With defaults: flink, upstream main's BALANCED alignment then keeps a proposal of 6
+  // above them, as upstream does: docs/eval-flink.md.)
+  bool partitions_seen = false;
+  for (const Json& log : decision_logs_) {
+    if (!log.value("scaled", false) || !log.contains("chain") || !log["chain"].is_object()) {
+      continue;
+    }
+    const Json steps = log["chain"].value("steps", Json::array());
+    for (const Json& step : steps) {
+      if (!step.is_object() || !step.contains("output") || !step["output"].is_object()) continue;
+      for (const auto& [vertex, summary] : step["output"].items()) {
+        const Json partitions =
+            summary.is_object() && summary.contains("metrics") && summary["metrics"].is_object()
+                ? summary["metrics"].value("NUM_SOURCE_PARTITIONS", Json())
+                : Json();
+        partitions_seen = partitions_seen || (partitions.is_object() &&
+                                              partitions.value("current", 0.0) == 4.0);
+      }
+    }
+  }
+  EXPECT_TRUE(partitions_seen) << "no scaled decision saw NUM_SOURCE_PARTITIONS 4";
   // ... and in the state store, next to the overrides.
   Json overrides;
   ASSERT_TRUE(store->Get(std::string("wc/") + kJobId, core::StateType::kParallelismOverrides,

@@ -115,7 +115,12 @@ StatusOr<AutoscalerResult> RunAutoscalerCycle(const AutoscalerInput& in, Autosca
   TRIMTAB_ASSIGN_OR_RETURN(std::shared_ptr<const AutoscalerOptions> parsed, OptionsOf(in));
   cycle::CycleContext c{.in = in, .o = *parsed, .state = std::move(state)};
   c.res.log.time = in.now;
-  for (auto* stage : {cycle::Collect, cycle::Evaluate, cycle::Decide, cycle::Shape}) {
+  using Stage = StatusOr<cycle::StageResult> (*)(cycle::CycleContext&);
+  const std::vector<Stage> stages =
+      in.evaluated ? std::vector<Stage>{cycle::TakeEvaluated, cycle::Decide, cycle::Shape}
+                   : std::vector<Stage>{cycle::Collect, cycle::Evaluate, cycle::Decide,
+                                        cycle::Shape};
+  for (Stage stage : stages) {
     TRIMTAB_ASSIGN_OR_RETURN(cycle::StageResult r, stage(c));
     if (r.next == cycle::StageResult::Next::kStop) {
       c.res.log.outcome = r.outcome;

@@ -40,6 +40,14 @@ struct TaskManagerResources {
   int slots_per_task_manager = 1;          // taskmanager.numberOfTaskSlots
 };
 
+// Explicit parallelism limits of one vertex, in place of vertex.min-parallelism /
+// vertex.max-parallelism (unset = the option's value). The vertex's max parallelism (key groups)
+// still caps the upper limit.
+struct VertexParallelismLimits {
+  std::optional<int> min;
+  std::optional<int> max;
+};
+
 struct AutoscalerInput {
   JobTopology topology;                                // current parallelism per vertex
   std::map<std::string, std::string> configuration;    // Flink configuration (job.autoscaler.*)
@@ -60,6 +68,12 @@ struct AutoscalerInput {
   // with one configuration (the simulator). When set, the cycle does not read `configuration`
   // (a caller with a plugin chain hands it to ChainedCycleInput::context instead).
   std::shared_ptr<const AutoscalerOptions> parsed_options;
+  // Per-vertex limits (eval flink's `parallelismLimits`); vertices not listed use the options.
+  std::map<VertexId, VertexParallelismLimits> parallelism_limits;
+  // Evaluated metrics given by the caller (eval flink's `evaluatedMetrics`): the cycle does not
+  // collect or evaluate; it starts at the decide stage with these (cycle::TakeEvaluated).
+  // `samples` must then be empty.
+  std::optional<EvaluatedMetrics> evaluated;
 };
 
 // `in.parsed_options`, or `in.configuration` parsed (errors name the key under "configuration").

@@ -639,9 +639,49 @@ StatusOr<AutoscalerInput> AutoscalerInputFromJson(const Json& j, const std::stri
                            ArrayFromJson<DeclaredMetric>(r.Get("customMetrics"),
                                                          r.FieldPath("customMetrics"),
                                                          DeclaredMetricFromJson));
+  if (const Json* evaluated = r.Get("evaluatedMetrics")) {
+    TRIMTAB_ASSIGN_OR_RETURN(in.evaluated,
+                             EvaluatedMetricsFromJson(*evaluated, r.FieldPath("evaluatedMetrics")));
+  }
+  if (const Json* limits = r.Get("parallelismLimits")) {
+    const std::string lpath = r.FieldPath("parallelismLimits");
+    TRIMTAB_RETURN_IF_ERROR(Expect(limits->is_object(), lpath, "an object of {min, max}"));
+    for (auto it = limits->begin(); it != limits->end(); ++it) {
+      JsonReader lr(it.value(), JoinPath(lpath, it.key()));
+      TRIMTAB_RETURN_IF_ERROR(lr.ExpectObject());
+      std::optional<int64_t> min, max;
+      TRIMTAB_RETURN_IF_ERROR(lr.OptionalInt("min", &min));
+      TRIMTAB_RETURN_IF_ERROR(lr.OptionalInt("max", &max));
+      TRIMTAB_RETURN_IF_ERROR(lr.NoUnknownFields());
+      if (!in.topology.Find(it.key())) {
+        return InvalidArgumentError(JoinPath(lpath, it.key()) + ": unknown vertex \"" +
+                                    it.key() + "\"");
+      }
+      if (min && (*min < 1 || *min > std::numeric_limits<int>::max())) {
+        return InvalidArgumentError(lr.FieldPath("min") + ": must be a positive integer");
+      }
+      if (max && (*max < 1 || *max > std::numeric_limits<int>::max())) {
+        return InvalidArgumentError(lr.FieldPath("max") + ": must be a positive integer");
+      }
+      if (min && max && *max < *min) {
+        return InvalidArgumentError(lr.FieldPath("max") + ": must be at least min " +
+                                    std::to_string(*min));
+      }
+      VertexParallelismLimits& l = in.parallelism_limits[it.key()];
+      if (min) l.min = static_cast<int>(*min);
+      if (max) l.max = static_cast<int>(*max);
+    }
+  }
   r.Ignore("state");                     // read by the caller
   r.Ignore("userParallelismOverrides");  // read by eval flink
+  r.Ignore("chain");                     // built by the caller (eval flink's command)
+  r.Ignore("pluginStates");              // read by eval flink with the chain
   TRIMTAB_RETURN_IF_ERROR(r.NoUnknownFields());
+  if (in.evaluated && !in.samples.empty()) {
+    return InvalidArgumentError(r.FieldPath("samples") +
+                                ": evaluatedMetrics are given, so nothing is collected; leave "
+                                "samples out");
+  }
   for (size_t i = 0; i < in.samples.size(); ++i) {
     for (const auto& [id, m] : in.samples[i].vertices) {
       if (!in.topology.Find(id)) {
@@ -683,6 +723,19 @@ Json ToJson(const AutoscalerInput& in) {
     Json custom = Json::array();
     for (const DeclaredMetric& d : in.custom_metrics) custom.push_back(DeclaredMetricToJson(d));
     out["customMetrics"] = custom;
+  }
+  if (in.evaluated) {
+    out["evaluatedMetrics"] = core::ToJson(*in.evaluated);
+  }
+  if (!in.parallelism_limits.empty()) {
+    Json limits = Json::object();
+    for (const auto& [id, l] : in.parallelism_limits) {
+      Json v = Json::object();
+      if (l.min) v["min"] = *l.min;
+      if (l.max) v["max"] = *l.max;
+      limits[id] = v;
+    }
+    out["parallelismLimits"] = limits;
   }
   return out;
 }

@@ -108,9 +108,14 @@ StatusOr<StageResult> Decide(CycleContext& c) {
     auto hit = state.scaling_history.find(v.id);
     VertexScalingInput vin{v.id, hash, hit == state.scaling_history.end() ? nullptr : &hit->second,
                            restart_time, in.now};
+    if (auto limits = in.parallelism_limits.find(v.id); limits != in.parallelism_limits.end()) {
+      vin.min_parallelism = limits->second.min;
+      vin.max_parallelism = limits->second.max;
+    }
     ParallelismChange change =
         ComputeScaleTargetParallelism(o, vin, &metrics, delayed, &log.events);
     d.reasons.push_back(change.reason);
+    d.alignment = change.alignment;
     if (!change.change) continue;
     if (early && change.new_parallelism < v.parallelism) {
       d.reasons.push_back("not applied: a scale-down waits for the full metric window");

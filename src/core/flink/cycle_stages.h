@@ -11,6 +11,9 @@
 //                                         memory tuning, cluster resources and quota, the
 //                                         ScalingReport of a scaling
 //
+// With evaluated metrics given (AutoscalerInput::evaluated), cycle::TakeEvaluated
+// (cycle_take_evaluated.cc) takes the place of Collect and Evaluate: Decide and Shape run on them.
+//
 // A stage returns StageResult::Continue() (the next stage runs) or StageResult::Stop(outcome,
 // reason): the cycle ends with that outcome and the state as the stage left it. Every note and
 // event a stage makes goes to the context's decision log. Errors (StatusOr) end the cycle as
@@ -75,6 +78,7 @@ struct CycleContext {
 };
 
 StatusOr<StageResult> Collect(CycleContext& c);
+StatusOr<StageResult> TakeEvaluated(CycleContext& c);
 StatusOr<StageResult> Evaluate(CycleContext& c);
 StatusOr<StageResult> Decide(CycleContext& c);
 StatusOr<StageResult> Shape(CycleContext& c);

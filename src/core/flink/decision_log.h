@@ -47,12 +47,25 @@ struct AutoscalerEvent {
   bool executes_scaling = false;
 };
 
+// How a proposal was fitted to the vertex's key groups or source partitions
+// (parallelism_alignment.h; CAPACITY: vertex_scaler.h). Set only when alignment applied: the
+// vertex reads known partitions or has a HASH input, the mode is not OFF and the clamped proposal
+// differed from the current parallelism.
+struct VertexAlignment {
+  std::string to;     // "partitions" or "keyGroups"
+  std::string mode;   // the alignment mode's name (BALANCED, EVENLY_SPREAD, CAPACITY, ...)
+  int units = 0;      // how many partitions or key groups
+  int unaligned = 0;  // the proposal clamped to the vertex's limits, before alignment
+  int aligned = 0;    // after alignment
+};
+
 struct VertexDecision {
   int current_parallelism = 0;
   std::optional<int> proposed_parallelism;  // what the algorithm wanted (decide stage)
   int final_parallelism = 0;                // after shaping and blocking
   bool outside_utilization_bound = false;
   std::vector<std::string> reasons;         // in stage order
+  std::optional<VertexAlignment> alignment;  // decide stage; printed by eval flink
 };
 
 struct DecisionLog {

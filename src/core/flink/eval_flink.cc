@@ -1,5 +1,6 @@
 #include "core/flink/eval_flink.h"
 
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -8,6 +9,7 @@
 #include "core/chain/scaling_realizer.h"
 #include "core/flink/autoscaler.h"
 #include "core/flink/autoscaler_json.h"
+#include "core/flink/cycle_with_chain.h"
 
 namespace trimtab::core::flink {
 namespace {
@@ -42,14 +44,23 @@ Json ConfigurationErrorDocument(const Status& error, const AutoscalerState& stat
 // min(current, vertex.min-parallelism), upper = min(max(current, vertex.max-parallelism), the
 // vertex's max parallelism), and what a new parallelism is aligned to: the source's partitions,
 // the key groups of a vertex with a HASH input, or nothing (alignment does not apply).
-Json VertexLimits(const VertexInfo& v, const JobTopology& topology, const AutoscalerOptions& o) {
+Json VertexLimits(const VertexInfo& v, const AutoscalerInput& in, const AutoscalerOptions& o) {
   bool hash = false;
-  for (const Edge& e : topology.edges) hash = hash || (e.to == v.id && e.ship_strategy == "HASH");
+  for (const Edge& e : in.topology.edges) {
+    hash = hash || (e.to == v.id && e.ship_strategy == "HASH");
+  }
   const int partitions = v.num_partitions.value_or(0);
-  Json limits = {
-      {"lower", std::min(v.parallelism, o.vertex_min_parallelism)},
-      {"upper", std::min(std::max(v.parallelism, o.vertex_max_parallelism), v.max_parallelism)},
-      {"maxParallelism", v.max_parallelism}};
+  int min = o.vertex_min_parallelism, max = o.vertex_max_parallelism;
+  bool explicit_limits = false;
+  if (auto it = in.parallelism_limits.find(v.id); it != in.parallelism_limits.end()) {
+    min = it->second.min.value_or(min);
+    max = it->second.max.value_or(max);
+    explicit_limits = true;
+  }
+  Json limits = {{"lower", std::min(v.parallelism, min)},
+                 {"upper", std::min(std::max(v.parallelism, max), v.max_parallelism)},
+                 {"maxParallelism", v.max_parallelism},
+                 {"explicit", explicit_limits}};
   if (partitions > 0) limits["partitions"] = partitions;
   if (o.alignment_mode == AlignmentMode::kOff) {
     limits["alignedTo"] = nullptr;
@@ -63,9 +74,19 @@ Json VertexLimits(const VertexInfo& v, const JobTopology& topology, const Autosc
   return limits;
 }
 
+// Whether alignment applied to the vertex's proposal this cycle, and what it made of it.
+Json AlignmentJson(const VertexDecision& d) {
+  if (!d.alignment) return {{"applied", false}};
+  const VertexAlignment& a = *d.alignment;
+  return {{"applied", true},       {"to", a.to},
+          {"mode", a.mode},        {"units", a.units},
+          {"unaligned", a.unaligned}, {"aligned", a.aligned},
+          {"changed", a.unaligned != a.aligned}};
+}
+
 }  // namespace
 
-StatusOr<Json> EvaluateFlinkDocument(const Json& document) {
+StatusOr<Json> EvaluateFlinkDocument(const Json& document, const ExecutorChain* chain) {
   TRIMTAB_ASSIGN_OR_RETURN(AutoscalerInput input, AutoscalerInputFromJson(document, "input"));
   AutoscalerState state;
   if (document.contains("state") && !document["state"].is_null()) {
@@ -87,18 +108,48 @@ StatusOr<Json> EvaluateFlinkDocument(const Json& document) {
   StatusOr<std::shared_ptr<const AutoscalerOptions>> parsed = OptionsOf(input);
   if (!parsed.ok()) return ConfigurationErrorDocument(parsed.status(), state, user);
   const std::shared_ptr<const AutoscalerOptions>& options = *parsed;
-  TRIMTAB_ASSIGN_OR_RETURN(AutoscalerResult result, RunAutoscalerCycle(input, std::move(state)));
+  // The executor chain, as the operator runs it, when the document names one.
+  Json plugin_states = Json::object();
+  std::optional<ChainedCycleResult> chained;
+  if (document.contains("chain")) {
+    if (!chain) {
+      return InvalidArgumentError("input.chain: this caller cannot build an executor chain");
+    }
+    if (document.contains("pluginStates")) {
+      plugin_states = document["pluginStates"];
+      if (!plugin_states.is_object()) {
+        return InvalidArgumentError("input.pluginStates: expected an object of plugin states");
+      }
+    }
+    ChainedCycleInput chained_input{.cycle = input};
+    chained_input.context.job_key = document.value("jobKey", std::string("eval"));
+    TRIMTAB_ASSIGN_OR_RETURN(chained, RunAutoscalerCycleWithChain(chained_input, std::move(state),
+                                                                  *chain, &plugin_states));
+  }
+  AutoscalerResult result;
+  if (chained) {
+    result = std::move(chained->cycle);
+  } else {
+    TRIMTAB_ASSIGN_OR_RETURN(result, RunAutoscalerCycle(input, std::move(state)));
+  }
   Json out = ToJson(result);
+  if (chained) {
+    out["chain"] = chained->chain ? core::ToJson(*chained->chain) : Json(nullptr);
+    out["pluginStates"] = plugin_states;
+  }
   // Vertices the autoscaler leaves alone: vertex.exclude.ids and finished vertices.
   Json excluded = Json::array();
   for (const VertexInfo& v : input.topology.vertices) {
     if (options->vertex_exclude_ids.count(v.id) || v.finished) excluded.push_back(v.id);
   }
   out["excludedVertices"] = excluded;
-  // Each vertex's explicit bounds and alignment target.
+  // Each vertex's bounds and alignment target, and whether alignment applied this cycle.
   for (const VertexInfo& v : input.topology.vertices) {
     if (out["vertices"].contains(v.id)) {
-      out["vertices"][v.id]["limits"] = VertexLimits(v, input.topology, *options);
+      out["vertices"][v.id]["limits"] = VertexLimits(v, input, *options);
+      auto d = result.log.vertices.find(v.id);
+      out["vertices"][v.id]["alignment"] =
+          d == result.log.vertices.end() ? Json{{"applied", false}} : AlignmentJson(d->second);
     }
   }
   out["processingBacklog"] = result.processing_backlog;

@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/chain/chain_test_util.h"
+
 namespace trimtab::core::flink {
 namespace {
 
@@ -25,6 +27,7 @@ const std::map<std::string, Expected>& Expectations() {
       {"flink-blocked-gc.json", {"Blocked", {{"source", 1}, {"sink", 1}}}},
       {"flink-behavior.json", {"Scale", {{"source", 8}, {"keyed", 8}}}},
       {"flink-custom-metrics.json", {"Scale", {{"source", 5}, {"sink", 3}}}},
+      {"flink-evaluated-metrics.json", {"Scale", {{"source", 5}, {"sink", 3}}}},
   };
   return *kExpected;
 }
@@ -214,8 +217,14 @@ TEST(EvalFlinkTest, SourcePartitionsAreCountedFromMetricNames) {
   // source is not aligned and stays at 5.
   EXPECT_EQ((*out)["vertices"]["source"]["finalParallelism"], 7);
   EXPECT_EQ((*out)["vertices"]["source"]["limits"],
-            (Json{{"lower", 1}, {"upper", 128}, {"maxParallelism", 128}, {"partitions", 7},
-                  {"alignedTo", "partitions"}}));
+            (Json{{"lower", 1}, {"upper", 128}, {"maxParallelism", 128}, {"explicit", false},
+                  {"partitions", 7}, {"alignedTo", "partitions"}}));
+  // Alignment applied to the source's proposal this cycle and moved it; the sink has no
+  // partitions and no HASH input.
+  EXPECT_EQ((*out)["vertices"]["source"]["alignment"],
+            (Json{{"applied", true}, {"to", "partitions"}, {"mode", "BALANCED"}, {"units", 7},
+                  {"unaligned", 5}, {"aligned", 7}, {"changed", true}}));
+  EXPECT_EQ((*out)["vertices"]["sink"]["alignment"], (Json{{"applied", false}}));
   EXPECT_EQ((*out)["vertices"]["sink"]["limits"]["alignedTo"], nullptr);
   source.erase("sourceMetricNames");
   EXPECT_EQ((*EvaluateFlinkDocument(doc))["vertices"]["source"]["finalParallelism"], 5);
@@ -299,6 +308,134 @@ TEST(EvalFlinkTest, RealizedOverridesExcludedVerticesAndBacklog) {
   out = EvaluateFlinkDocument(*doc);
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().message().rfind("input.userParallelismOverrides.source", 0), 0u);
+}
+
+Json ScaleUpExample() {
+  const std::string path = std::string(TRIMTAB_SOURCE_DIR) + "/examples/eval/flink-scale-up.json";
+  return *ParseJson(*ReadFile(path), path);
+}
+
+// The input of the evaluated-metrics mode made from a result: its metrics, without samples.
+Json EvaluatedInputFrom(Json doc, const Json& result) {
+  doc.erase("samples");
+  Json vertices = Json::object();
+  for (auto it = result["vertices"].begin(); it != result["vertices"].end(); ++it) {
+    vertices[it.key()] = it.value()["metrics"];
+  }
+  doc["evaluatedMetrics"] = {{"vertices", vertices}, {"global", result["globalMetrics"]}};
+  return doc;
+}
+
+// Issue 23: evaluated metrics in, decide -> shape out, with nothing collected or evaluated. The
+// scale-up example's own evaluated metrics give its decision again.
+TEST(EvalFlinkTest, EvaluatedMetricsRunDecideAndShape) {
+  const Json doc = ScaleUpExample();
+  auto full = EvaluateFlinkDocument(doc);
+  ASSERT_TRUE(full.ok()) << full.status().ToString();
+  const Json input = EvaluatedInputFrom(doc, *full);
+  auto out = EvaluateFlinkDocument(input);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)["outcome"], "Scale");
+  EXPECT_EQ((*out)["vertices"]["source"]["finalParallelism"], 5);
+  EXPECT_EQ((*out)["vertices"]["sink"]["finalParallelism"], 3);
+  EXPECT_EQ((*out)["scalingSummaries"], (*full)["scalingSummaries"]);
+  const Json& stages = (*out)["decisionLog"]["stages"];
+  EXPECT_TRUE(!stages.contains("collect") || stages["collect"].empty()) << stages.dump();
+  ASSERT_TRUE(stages.contains("evaluate"));
+  EXPECT_EQ(stages["evaluate"][0].get<std::string>().rfind("evaluated metrics given", 0), 0u);
+  EXPECT_TRUE((*out)["state"]["metricWindow"].empty());
+  EXPECT_EQ((*out)["realizedParallelismOverrides"], (Json{{"sink", 3}, {"source", 5}}));
+
+  // A TPR inside the band: no change; a finished vertex needs no metrics.
+  Json calm = input;
+  calm["evaluatedMetrics"]["vertices"]["source"]["TRUE_PROCESSING_RATE"]["average"] = 500;
+  calm["evaluatedMetrics"]["vertices"]["source"]["CATCH_UP_DATA_RATE"]["current"] = 0;
+  calm["topology"]["vertices"][1]["finished"] = true;
+  calm["evaluatedMetrics"]["vertices"].erase("sink");
+  out = EvaluateFlinkDocument(calm);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)["outcome"], "NoChange");
+
+  // Errors name the field.
+  Json both = input;
+  both["samples"] = doc["samples"];
+  EXPECT_EQ(EvaluateFlinkDocument(both).status().message().rfind(
+                "input.samples: evaluatedMetrics are given", 0),
+            0u);
+  Json missing = input;
+  missing["evaluatedMetrics"]["vertices"].erase("sink");
+  EXPECT_EQ(EvaluateFlinkDocument(missing).status().message().rfind(
+                "evaluatedMetrics.vertices.sink: required", 0),
+            0u);
+  Json unknown = input;
+  unknown["evaluatedMetrics"]["vertices"]["nope"] = Json::object();
+  EXPECT_EQ(EvaluateFlinkDocument(unknown).status().message().rfind(
+                "evaluatedMetrics.vertices.nope: unknown vertex", 0),
+            0u);
+}
+
+// Issue 23: explicit per-vertex limits replace vertex.min-parallelism / vertex.max-parallelism.
+TEST(EvalFlinkTest, ExplicitParallelismLimits) {
+  Json doc = ScaleUpExample();
+  doc["parallelismLimits"] = {{"source", {{"max", 3}}}};
+  auto out = EvaluateFlinkDocument(doc);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)["vertices"]["source"]["finalParallelism"], 3);
+  EXPECT_EQ((*out)["vertices"]["source"]["limits"]["upper"], 3);
+  EXPECT_EQ((*out)["vertices"]["source"]["limits"]["explicit"], true);
+  EXPECT_EQ((*out)["vertices"]["sink"]["finalParallelism"], 3);
+  EXPECT_EQ((*out)["vertices"]["sink"]["limits"]["explicit"], false);
+  // A lower limit counts as upstream's vertex.min-parallelism does: min(current, limit), so a
+  // limit above the current parallelism does not force a scale-up.
+  doc["parallelismLimits"] = {{"sink", {{"min", 6}}}};
+  out = EvaluateFlinkDocument(doc);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)["vertices"]["sink"]["limits"]["lower"], 1);
+  EXPECT_EQ((*out)["vertices"]["sink"]["limits"]["explicit"], true);
+  EXPECT_EQ((*out)["vertices"]["sink"]["finalParallelism"], 3);
+  for (const auto& [limits, error] : std::vector<std::pair<Json, std::string>>{
+           {{{"sink", {{"min", 0}}}}, "input.parallelismLimits.sink.min: must be a positive"},
+           {{{"sink", {{"min", 4}, {"max", 2}}}}, "input.parallelismLimits.sink.max: must be at least min 4"},
+           {{{"nope", {{"max", 2}}}}, "input.parallelismLimits.nope: unknown vertex"},
+           {{{"sink", {{"maximum", 2}}}}, "input.parallelismLimits.sink.maximum"}}) {
+    doc["parallelismLimits"] = limits;
+    EXPECT_EQ(EvaluateFlinkDocument(doc).status().message().rfind(error, 0), 0u)
+        << EvaluateFlinkDocument(doc).status().message();
+  }
+}
+
+// Issue 23: decide -> shape -> chain. The chain's verdict decides what is committed and realized.
+TEST(EvalFlinkTest, TheExecutorChainRunsWhenTheDocumentNamesOne) {
+  Json doc = ScaleUpExample();
+  doc["chain"] = {{"plugins", Json::array()}};
+  // Without a chain built by the caller the document is refused.
+  EXPECT_EQ(EvaluateFlinkDocument(doc).status().message().rfind("input.chain:", 0), 0u);
+  std::vector<std::unique_ptr<ExecutorPlugin>> plugins;
+  plugins.push_back(core::testing::MakePlugin("cap", 5, [](auto&, const ScalingSummaries& in,
+                                                            auto&, Json& state) {
+    ScalingSummaries out = in;
+    for (auto& [id, s] : out) s.new_parallelism = std::min(s.new_parallelism, 2);
+    state = Json{{"runs", state.value("runs", 0) + 1}};
+    return StatusOr<ExecutorResult>(ExecutorResult::Modify(out, "at most 2"));
+  }));
+  ExecutorChain chain = *ExecutorChain::Create(std::move(plugins));
+  doc["pluginStates"] = {{"cap", {{"runs", 4}}}};
+  auto out = EvaluateFlinkDocument(doc, &chain);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)["outcome"], "Scale");
+  EXPECT_EQ((*out)["vertices"]["source"]["proposedParallelism"], 5);
+  EXPECT_EQ((*out)["vertices"]["source"]["finalParallelism"], 2);
+  EXPECT_EQ((*out)["realizedParallelismOverrides"], (Json{{"sink", 2}, {"source", 2}}));
+  EXPECT_EQ((*out)["pluginStates"], (Json{{"cap", {{"runs", 5}}}}));
+  ASSERT_TRUE((*out)["chain"].is_object());
+  EXPECT_EQ((*out)["chain"]["steps"][0]["plugin"], "cap");
+  // Evaluated metrics through the chain as well.
+  auto full = EvaluateFlinkDocument(ScaleUpExample());
+  ASSERT_TRUE(full.ok());
+  Json evaluated = EvaluatedInputFrom(doc, *full);
+  out = EvaluateFlinkDocument(evaluated, &chain);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)["vertices"]["source"]["finalParallelism"], 2);
 }
 
 }  // namespace

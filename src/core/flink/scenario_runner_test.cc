@@ -16,11 +16,15 @@
 //       outcome?: Scale | NoChange | Blocked | WindowNotFull | ...
 //       parallelism?: {vertex: final parallelism}
 //       proposed?: {vertex: proposed parallelism, or null for "no proposal"}
-//       metrics?: {vertex: {METRIC: {current?, average?}}}   (relative tolerance 1e-6)
+//       metrics?: {vertex: {METRIC: {current?, average?}}}   (relative tolerance 1e-6;
+//                 METRIC: null = the metric must have no value)
 //       global?: {METRIC: {current?, average?}}
 //       reasons?: {vertex: text one of its reasons must contain}
 //       log?: [texts some stage note must contain]
 //       events?: [event reasons, in order]
+//       eventMessages?: [texts some event's message must contain]
+//       stateIncludes?: JSON the new state must include (objects: these keys, recursively;
+//                       arrays: the same length, element by element; other values: equal)
 //       configOverrides?: {key: value} memory tuning's overrides of this cycle (exactly these;
 //                         {} = none)
 //       configRemovals?: [keys] memory tuning's removals of this cycle (exactly these)
@@ -67,6 +71,11 @@ double Num(const Json& j) {
 void CheckMetrics(const Json& expected, const MetricMap& actual, const std::string& where) {
   for (auto it = expected.begin(); it != expected.end(); ++it) {
     const EvaluatedMetric* m = actual.Find(it.key());
+    if (it.value().is_null()) {
+      EXPECT_TRUE(m == nullptr || (!m->current && !m->average))
+          << where << ": metric " << it.key() << " should have no value";
+      continue;
+    }
     ASSERT_NE(m, nullptr) << where << ": metric " << it.key() << " missing";
     for (const char* field : {"current", "average"}) {
       if (!it.value().contains(field)) continue;
@@ -82,6 +91,45 @@ void CheckMetrics(const Json& expected, const MetricMap& actual, const std::stri
                                     << e.dump() << ", got " << *v;
     }
   }
+}
+
+// Whether `actual` includes `expected` (stateIncludes above); *why says where it does not.
+bool Includes(const Json& expected, const Json& actual, const std::string& path,
+              std::string* why) {
+  if (expected.is_object()) {
+    if (!actual.is_object()) {
+      *why = path + ": expected an object, got " + actual.dump();
+      return false;
+    }
+    for (auto it = expected.begin(); it != expected.end(); ++it) {
+      if (!actual.contains(it.key())) {
+        *why = path + "." + it.key() + ": missing";
+        return false;
+      }
+      if (!Includes(it.value(), actual[it.key()], path + "." + it.key(), why)) return false;
+    }
+    return true;
+  }
+  if (expected.is_array()) {
+    if (!actual.is_array() || actual.size() != expected.size()) {
+      *why = path + ": expected " + std::to_string(expected.size()) + " elements, got " +
+             actual.dump();
+      return false;
+    }
+    for (size_t i = 0; i < expected.size(); ++i) {
+      if (!Includes(expected[i], actual[i], path + "[" + std::to_string(i) + "]", why)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  if (expected.is_number() && actual.is_number()) {
+    if (Near(expected.get<double>(), actual.get<double>())) return true;
+  } else if (expected == actual) {
+    return true;
+  }
+  *why = path + ": expected " + expected.dump() + ", got " + actual.dump();
+  return false;
 }
 
 void RunScenario(const std::string& file) {
@@ -210,6 +258,19 @@ void RunScenario(const std::string& file) {
       std::vector<std::string> reasons;
       for (const AutoscalerEvent& e : r->log.events) reasons.push_back(e.reason);
       EXPECT_EQ(reasons, expect["events"].get<std::vector<std::string>>());
+    }
+    if (expect.contains("eventMessages")) {
+      for (const Json& want : expect["eventMessages"]) {
+        bool found = false;
+        for (const AutoscalerEvent& e : r->log.events) {
+          found = found || e.message.find(want.get<std::string>()) != std::string::npos;
+        }
+        EXPECT_TRUE(found) << "no event message contains " << want.dump();
+      }
+    }
+    if (expect.contains("stateIncludes")) {
+      std::string why;
+      EXPECT_TRUE(Includes(expect["stateIncludes"], ToJson(r->state), "state", &why)) << why;
     }
     if (expect.contains("configOverrides")) {
       EXPECT_EQ(r->config_overrides.overrides,

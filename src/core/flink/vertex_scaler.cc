@@ -234,8 +234,8 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
   if (o.observed_scalability_enabled) scale_factor /= ObservedScalingCoefficient(history, o);
   scale_factor = std::clamp(scale_factor, 1 - o.max_scale_down_factor, 1 + o.max_scale_up_factor);
 
-  const int lower = std::min(current, o.vertex_min_parallelism);
-  const int upper = std::max(current, o.vertex_max_parallelism);
+  const int lower = std::min(current, in.min_parallelism.value_or(o.vertex_min_parallelism));
+  const int upper = std::max(current, in.max_parallelism.value_or(o.vertex_max_parallelism));
   std::optional<std::string> limited;
   const int num_partitions = static_cast<int>(Current(*metrics, kMetricNumSourcePartitions));
   const int max_parallelism = static_cast<int>(Current(*metrics, kMetricMaxParallelism));
@@ -245,6 +245,19 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
                                num_partitions > 0 ? num_partitions : 0, max_parallelism,
                                scale_factor, lower, upper, o.alignment_mode,
                                {o.busy_time_aggregator, imbalance}, &limited);
+  // Whether alignment applied to this proposal, and what it made of the clamped one.
+  std::optional<VertexAlignment> alignment;
+  if (units > 0 && o.alignment_mode != AlignmentMode::kOff) {
+    const double raw = std::min(std::ceil(scale_factor * current),
+                                static_cast<double>(std::numeric_limits<int>::max()));
+    const int clamped =
+        std::min(std::max(lower, static_cast<int>(raw)), std::min(max_parallelism, upper));
+    if (clamped != current || o.alignment_mode == AlignmentMode::kCapacity) {
+      alignment = VertexAlignment{num_partitions > 0 ? "partitions" : "keyGroups",
+                                  std::string(AlignmentModeName(o.alignment_mode)), units,
+                                  clamped, new_p};
+    }
+  }
   if (limited) {
     events->push_back({"Warning", "ScalingLimited",
                        "Scaling limited detected for " + in.vertex + " (" + *limited,
@@ -311,6 +324,7 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
   }
   if (new_p == current) {
     delayed->erase(in.vertex);
+    none.alignment = alignment;
     none.reason = "already at target parallelism " + std::to_string(current) +
                   " (scale factor " + Num(scale_factor) + ")";
     return none;
@@ -380,14 +394,16 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
     }
     return {true, new_p, outside,
             "scale up " + std::to_string(current) + " -> " + std::to_string(new_p) + " (" + why +
-                ")"};
+                ")",
+            alignment};
   }
 
   // Scale down: delayed by scale-down.interval.
   if (o.scale_down_interval.count() <= 0) {
     return {true, new_p, outside,
             "scale down " + std::to_string(current) + " -> " + std::to_string(new_p) + " (" +
-                band + ")"};
+                band + ")",
+            alignment};
   }
   const TimePoint window_start = in.now - o.scale_down_interval;
   VertexDelayedScaleDown& d = TriggerScaleDown(delayed, in.vertex, in.now, new_p, outside);
@@ -404,7 +420,8 @@ ParallelismChange ComputeScaleTargetParallelism(const AutoscalerOptions& o,
           "scale down " + std::to_string(current) + " -> " + std::to_string(best.parallelism) +
               " (highest recommendation within scale-down.interval " +
               FormatFlinkDuration(o.scale_down_interval) + "; " +
-              (best.outside_utilization_bound ? "outside" : "within") + " utilization band)"};
+              (best.outside_utilization_bound ? "outside" : "within") + " utilization band)",
+          alignment};
 }
 
 }  // namespace trimtab::core::flink

@@ -26,6 +26,8 @@ struct ParallelismChange {
   bool outside_utilization_bound = false;
   // Why, for the decision log ("within utilization band", "scale-down delayed until ...").
   std::string reason;
+  // Set when the proposal was aligned to key groups or partitions (see VertexAlignment).
+  std::optional<VertexAlignment> alignment;
 };
 
 struct VertexScalingInput {
@@ -34,6 +36,10 @@ struct VertexScalingInput {
   const std::vector<ScalingHistoryEntry>* history = nullptr;  // may be null = empty
   Millis restart_time{0};
   TimePoint now;
+  // Explicit limits for this vertex (eval flink's `parallelismLimits`): in place of
+  // vertex.min-parallelism / vertex.max-parallelism when set.
+  std::optional<int> min_parallelism;
+  std::optional<int> max_parallelism;
 };
 
 // Subtasks' worth of processing capacity at parallelism `p` when `units` key groups (or source

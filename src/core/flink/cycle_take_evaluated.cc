@@ -1,0 +1,90 @@
+// The first stage of a cycle run on evaluated metrics the caller gives (AutoscalerInput::
+// evaluated; `trimtab eval flink`'s `evaluatedMetrics`), in place of Collect and Evaluate
+// (cycle_stages.h): the options' notes, disabled / job not running, the tracking records trimmed
+// as Collect trims them, the restart time, and the metrics checked against the topology. Decide
+// and Shape then run as in any cycle, so each can be checked on metrics written by hand.
+#include <chrono>
+#include <cmath>
+
+#include "common/flink_values.h"
+#include "core/flink/cycle_stages.h"
+#include "core/flink/evaluator.h"
+
+namespace trimtab::core::flink::cycle {
+
+StatusOr<StageResult> TakeEvaluated(CycleContext& c) {
+  const AutoscalerInput& in = c.in;
+  const AutoscalerOptions& o = c.o;
+  AutoscalerState& state = c.state;
+  AutoscalerResult& res = c.res;
+  DecisionLog& log = c.res.log;
+  for (const std::string& key : o.ignored_keys) log.Note("collect", "ignored option " + key);
+  for (const std::string& warning : o.warnings) log.Note("collect", "warning: " + warning);
+  if (!in.samples.empty()) {
+    return InvalidArgumentError(
+        "samples: evaluated metrics are given, so the cycle collects nothing; leave samples out");
+  }
+  if (!o.enabled) {
+    log.Note("collect", "job.autoscaler.enabled is false: autoscaler state cleared");
+    state = AutoscalerState{};
+    return StageResult::Stop(CycleOutcome::kDisabled, "job.autoscaler.enabled is false");
+  }
+  for (const VertexInfo& v : in.topology.vertices) {
+    log.vertices[v.id].current_parallelism = log.vertices[v.id].final_parallelism = v.parallelism;
+  }
+  if (in.job_status != "RUNNING") {
+    log.Note("collect", "job status is " + in.job_status + ", not RUNNING: nothing decided");
+    return StageResult::Stop(CycleOutcome::kJobNotRunning, "job status is " + in.job_status);
+  }
+  TrimHistory(&state.scaling_tracking, static_cast<size_t>(std::max(1, o.history_max_count)),
+              in.now - o.history_max_age, true);
+
+  res.evaluated = *in.evaluated;
+  for (const auto& [id, metrics] : res.evaluated.vertices) {
+    if (!in.topology.Find(id)) {
+      return InvalidArgumentError("evaluatedMetrics.vertices." + id + ": unknown vertex \"" + id +
+                                  "\"");
+    }
+  }
+  for (const VertexInfo& v : in.topology.vertices) {
+    auto it = res.evaluated.vertices.find(v.id);
+    const bool decided = !v.finished && !o.vertex_exclude_ids.count(v.id);
+    if (it == res.evaluated.vertices.end()) {
+      if (decided) {
+        return InvalidArgumentError("evaluatedMetrics.vertices." + v.id +
+                                    ": required for a vertex the autoscaler scales");
+      }
+      it = res.evaluated.vertices.emplace(v.id, MetricMap{}).first;
+    }
+    // What the topology knows, unless the metrics say otherwise.
+    MetricMap& m = it->second;
+    if (std::isnan(Current(m, kMetricParallelism))) SetCurrent(&m, kMetricParallelism, v.parallelism);
+    if (std::isnan(Current(m, kMetricMaxParallelism))) {
+      SetCurrent(&m, kMetricMaxParallelism, v.max_parallelism);
+    }
+    if (std::isnan(Current(m, kMetricNumSourcePartitions))) {
+      SetCurrent(&m, kMetricNumSourcePartitions, v.num_partitions.value_or(0));
+    }
+    // Upstream's processing backlog makes the scale-down threshold +inf.
+    if (std::isinf(Current(m, kMetricScaleDownRateThreshold))) res.processing_backlog = true;
+  }
+  // The restart time the metrics were evaluated with (RESTART_TIME, seconds), else the one the
+  // state and options give.
+  const double given = Current(res.evaluated.global, kMetricRestartTime);
+  if (std::isfinite(given) && given >= 0) {
+    c.restart_time = Millis(std::llround(given * 1000));
+  } else {
+    c.restart_time = EffectiveRestartTime(state, o);
+    SetCurrent(&res.evaluated.global, kMetricRestartTime,
+               std::chrono::duration<double>(c.restart_time).count());
+  }
+  log.Note("evaluate", "evaluated metrics given: nothing collected or evaluated; restart time " +
+                           FormatFlinkDuration(c.restart_time) +
+                           (std::isfinite(given) && given >= 0 ? " (RESTART_TIME)" : "") +
+                           (res.processing_backlog
+                                ? "; processing backlog (a scale-down threshold is Infinity)"
+                                : ""));
+  return StageResult::Continue();
+}
+
+}  // namespace trimtab::core::flink::cycle
