@@ -56,14 +56,17 @@ StatusOr<StageResult> TakeEvaluated(CycleContext& c) {
       }
       it = res.evaluated.vertices.emplace(v.id, MetricMap{}).first;
     }
-    // What the topology knows, unless the metrics say otherwise.
+    // The parallelism and key groups are the topology's; the partitions too when it knows them,
+    // else a given count (a whole number, at most the key groups' limit) or none.
     MetricMap& m = it->second;
-    if (std::isnan(Current(m, kMetricParallelism))) SetCurrent(&m, kMetricParallelism, v.parallelism);
-    if (std::isnan(Current(m, kMetricMaxParallelism))) {
-      SetCurrent(&m, kMetricMaxParallelism, v.max_parallelism);
-    }
-    if (std::isnan(Current(m, kMetricNumSourcePartitions))) {
+    SetCurrent(&m, kMetricParallelism, v.parallelism);
+    SetCurrent(&m, kMetricMaxParallelism, v.max_parallelism);
+    const double partitions = Current(m, kMetricNumSourcePartitions);
+    if (v.num_partitions || std::isnan(partitions)) {
       SetCurrent(&m, kMetricNumSourcePartitions, v.num_partitions.value_or(0));
+    } else if (!(partitions >= 0 && partitions <= 1e6 && partitions == std::floor(partitions))) {
+      return InvalidArgumentError("evaluatedMetrics.vertices." + v.id +
+                                  ".NUM_SOURCE_PARTITIONS: expected a whole number in [0, 1000000]");
     }
     // Upstream's processing backlog makes the scale-down threshold +inf.
     if (std::isinf(Current(m, kMetricScaleDownRateThreshold))) res.processing_backlog = true;

@@ -367,6 +367,18 @@ TEST(EvalFlinkTest, EvaluatedMetricsRunDecideAndShape) {
   EXPECT_EQ(EvaluateFlinkDocument(missing).status().message().rfind(
                 "evaluatedMetrics.vertices.sink: required", 0),
             0u);
+  Json partitions = input;
+  partitions["evaluatedMetrics"]["vertices"]["source"]["NUM_SOURCE_PARTITIONS"] = {
+      {"current", 2.5}};
+  EXPECT_EQ(EvaluateFlinkDocument(partitions).status().message().rfind(
+                "evaluatedMetrics.vertices.source.NUM_SOURCE_PARTITIONS: expected a whole number",
+                0),
+            0u);
+  // The parallelism is the topology's whatever the metrics say.
+  Json parallelism = input;
+  parallelism["evaluatedMetrics"]["vertices"]["source"]["PARALLELISM"] = {{"current", 1e300}};
+  ASSERT_TRUE(EvaluateFlinkDocument(parallelism).ok());
+  EXPECT_EQ((*EvaluateFlinkDocument(parallelism))["vertices"]["source"]["finalParallelism"], 5);
   Json unknown = input;
   unknown["evaluatedMetrics"]["vertices"]["nope"] = Json::object();
   EXPECT_EQ(EvaluateFlinkDocument(unknown).status().message().rfind(
