@@ -21,6 +21,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using namespace local_security_testing;
+using ::trimtab::cluster::testing::TempDataDir;
 
 constexpr char kRbac[] = "/apis/rbac.authorization.k8s.io/v1";
 
