@@ -429,6 +429,9 @@ void WriteInline(const Json& v, std::string* out) {
   }
 }
 
+// YAML's limit on the length of an implicit key (one written as "key: value").
+constexpr size_t kMaxImplicitKeyLength = 1024;
+
 bool IsBlock(const Json& v) { return (v.is_object() || v.is_array()) && !v.empty(); }
 
 // Writes a non-empty collection `v` in block style at `indent` spaces. Its first line goes on
@@ -439,7 +442,15 @@ void WriteBlock(const Json& v, size_t indent, bool inline_first, std::string* ou
     if (!(first && inline_first)) out->append(indent, ' ');
     first = false;
     if (v.is_object()) {
-      WriteString(it.key(), out);
+      std::string key;
+      WriteString(it.key(), &key);
+      if (key.size() > kMaxImplicitKeyLength) {
+        // YAML limits implicit keys to 1024 characters; a longer one is an explicit "? key".
+        out->append("? ").append(key).push_back('\n');
+        out->append(indent, ' ');
+      } else {
+        out->append(key);
+      }
       out->push_back(':');
       if (IsBlock(*it)) {
         out->push_back('\n');

@@ -107,5 +107,19 @@ TEST(YamlTest, Issue27NonPrintableCharactersRoundTrip) {
   EXPECT_NE(yaml.find("\xe6\x90\x80 stays readable"), std::string::npos) << yaml;
 }
 
+// Issue 27 (found by fuzz_yaml): a key longer than YAML's 1,024-character limit on implicit
+// keys is written as an explicit "? key" and reads back.
+TEST(YamlTest, Issue27LongKeysRoundTrip) {
+  const std::string long_key(1500, 'k');
+  const std::string escaped_key = std::string(400, '\x1b') + "x";  // 1,600 characters escaped
+  const Json doc = {{long_key, "v"},
+                    {escaped_key, {{"nested", 1}}},
+                    {"list", Json::array({Json{{long_key, Json::array({1, 2})}, {"b", 2}}})}};
+  const std::string yaml = ToYaml(doc);
+  auto back = ParseYaml(yaml, "ToYaml");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, doc);
+}
+
 }  // namespace
 }  // namespace trimtab
