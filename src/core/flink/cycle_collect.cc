@@ -110,26 +110,35 @@ void NoteCustomCollection(const AutoscalerInput& in, DecisionLog* log) {
 
 }  // namespace
 
-StatusOr<StageResult> Collect(CycleContext& c) {
+std::optional<StageResult> OpenCycle(CycleContext& c, std::string_view not_running_effect) {
   const AutoscalerInput& in = c.in;
   const AutoscalerOptions& o = c.o;
-  AutoscalerState& state = c.state;
   DecisionLog& log = c.res.log;
   for (const std::string& key : o.ignored_keys) log.Note("collect", "ignored option " + key);
   for (const std::string& warning : o.warnings) log.Note("collect", "warning: " + warning);
 
   if (!o.enabled) {
     log.Note("collect", "job.autoscaler.enabled is false: autoscaler state cleared");
-    state = AutoscalerState{};
+    c.state = AutoscalerState{};
     return StageResult::Stop(CycleOutcome::kDisabled, "job.autoscaler.enabled is false");
   }
   for (const VertexInfo& v : in.topology.vertices) {
     log.vertices[v.id].current_parallelism = log.vertices[v.id].final_parallelism = v.parallelism;
   }
   if (in.job_status != "RUNNING") {
-    log.Note("collect", "job status is " + in.job_status + ", not RUNNING: nothing collected");
+    log.Note("collect", "job status is " + in.job_status + ", not RUNNING: " +
+                            std::string(not_running_effect));
     return StageResult::Stop(CycleOutcome::kJobNotRunning, "job status is " + in.job_status);
   }
+  return std::nullopt;
+}
+
+StatusOr<StageResult> Collect(CycleContext& c) {
+  if (std::optional<StageResult> stop = OpenCycle(c, "nothing collected")) return *stop;
+  const AutoscalerInput& in = c.in;
+  const AutoscalerOptions& o = c.o;
+  AutoscalerState& state = c.state;
+  DecisionLog& log = c.res.log;
 
   TRIMTAB_RETURN_IF_ERROR(ValidateCustomMetrics(in.custom_metrics));
   TRIMTAB_RETURN_IF_ERROR(ValidateCustomSamples(in.custom_metrics, in.samples));

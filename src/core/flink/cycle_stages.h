@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/number_format.h"
@@ -77,6 +78,11 @@ struct CycleContext {
   const BehaviorOptions& Behavior() const { return stretched ? *stretched : o.behavior; }
 };
 
+// What every first stage (Collect, TakeEvaluated) does before its own work: notes the options'
+// ignored keys and warnings, clears the state and stops when the autoscaler is disabled, records
+// each vertex's current parallelism, and stops when the job is not RUNNING (the note ends with
+// `not_running_effect`, e.g. "nothing collected"). nullopt: go on.
+std::optional<StageResult> OpenCycle(CycleContext& c, std::string_view not_running_effect);
 StatusOr<StageResult> Collect(CycleContext& c);
 StatusOr<StageResult> TakeEvaluated(CycleContext& c);
 StatusOr<StageResult> Evaluate(CycleContext& c);

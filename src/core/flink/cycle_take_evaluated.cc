@@ -14,28 +14,17 @@ namespace trimtab::core::flink::cycle {
 
 StatusOr<StageResult> TakeEvaluated(CycleContext& c) {
   const AutoscalerInput& in = c.in;
-  const AutoscalerOptions& o = c.o;
-  AutoscalerState& state = c.state;
-  AutoscalerResult& res = c.res;
-  DecisionLog& log = c.res.log;
-  for (const std::string& key : o.ignored_keys) log.Note("collect", "ignored option " + key);
-  for (const std::string& warning : o.warnings) log.Note("collect", "warning: " + warning);
+  // An error ends the cycle without a result, so checking this before the options' notes
+  // changes nothing anyone sees.
   if (!in.samples.empty()) {
     return InvalidArgumentError(
         "samples: evaluated metrics are given, so the cycle collects nothing; leave samples out");
   }
-  if (!o.enabled) {
-    log.Note("collect", "job.autoscaler.enabled is false: autoscaler state cleared");
-    state = AutoscalerState{};
-    return StageResult::Stop(CycleOutcome::kDisabled, "job.autoscaler.enabled is false");
-  }
-  for (const VertexInfo& v : in.topology.vertices) {
-    log.vertices[v.id].current_parallelism = log.vertices[v.id].final_parallelism = v.parallelism;
-  }
-  if (in.job_status != "RUNNING") {
-    log.Note("collect", "job status is " + in.job_status + ", not RUNNING: nothing decided");
-    return StageResult::Stop(CycleOutcome::kJobNotRunning, "job status is " + in.job_status);
-  }
+  if (std::optional<StageResult> stop = OpenCycle(c, "nothing decided")) return *stop;
+  const AutoscalerOptions& o = c.o;
+  AutoscalerState& state = c.state;
+  AutoscalerResult& res = c.res;
+  DecisionLog& log = c.res.log;
   TrimHistory(&state.scaling_tracking, static_cast<size_t>(std::max(1, o.history_max_count)),
               in.now - o.history_max_age, true);
 
